@@ -1,0 +1,42 @@
+# tempogen: two commands on a fresh machine — `make dataset` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+OUT ?= dataset
+CONFIG ?= configs/default.yaml
+JOBS ?=
+
+.PHONY: setup dataset test test-fast quality style bench clean
+
+setup: $(VENV)/.installed
+
+# torch first, pinned to the CPU build on this disk, so the resolver never pulls a CUDA build.
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --upgrade pip
+	$(PY) -m pip install -q torch==2.13.0
+	$(PY) -m pip install -q -e '.[dev]'
+	touch $@
+
+dataset: setup
+	$(VENV)/bin/tempogen generate --config $(CONFIG) --out $(OUT) $(if $(JOBS),-j $(JOBS),)
+
+test: setup
+	$(PY) -m pytest -q
+
+test-fast: setup
+	$(PY) -m pytest -q -m "not slow"
+
+quality: setup
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+style: setup
+	$(VENV)/bin/ruff check --fix .
+	$(VENV)/bin/ruff format .
+
+bench: setup
+	$(PY) bench/bench_generate.py
+
+clean:
+	rm -rf $(OUT) build *.egg-info

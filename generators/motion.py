@@ -1,0 +1,375 @@
+"""Motion patterns: the registry, the scene a pattern animates, and the rules every clip obeys.
+
+A motion pattern is one registered class. It names its TOMATO task, the fact its question
+asks about, the answers it can produce and the question; ``animate`` places objects and
+gives them per-frame states. Everything else (appearance, distractors, labels, certificates,
+rendering) is shared. See the README for a worked example.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import numpy as np
+
+from tempogen import observe
+from tempogen.labels import Labels, Query, Track
+from tempogen.questions import TASKS, answer_key
+
+SAMPLES = 16  # frames TOMATO's evaluator samples uniformly; every question is certified at it
+MAX_TURN_PER_SAMPLE = 90.0  # degrees between two sampled frames: no wagon-wheel aliasing
+EDGE = 0.3  # a change of direction or sense happens inside the middle 40% of the clip
+
+COLORS: dict[str, tuple[int, int, int]] = {
+    "red": (220, 38, 38),
+    "blue": (37, 99, 235),
+    "green": (22, 163, 74),
+    "yellow": (250, 204, 21),
+    "orange": (249, 115, 22),
+    "purple": (147, 51, 234),
+    "cyan": (6, 182, 212),
+    "magenta": (219, 39, 119),
+}
+SHAPES = ("circle", "square", "triangle", "star", "arrow", "block")
+NOUN = {"block": "block", "text_block": "block"}
+
+MISLEADING = {
+    "direction": ["LEFT", "RIGHT", "UP", "DOWN"],
+    "rotation": ["CW", "CCW", "STOP"],
+    "speed": ["FAST", "SLOW", "STOP"],
+    "frequency": ["FAST", "SLOW"],
+    "count": ["1", "2", "3", "4", "5", "6"],
+    "trajectory": ["CIRCLE", "SQUARE", "STAR"],
+    "order": ["FIRST", "LAST"],
+}
+
+
+class GenerationError(RuntimeError):
+    """A pattern could not produce a clip that passes its checks."""
+
+
+@dataclass(frozen=True)
+class Style:
+    """Per-clip look options drawn from the config."""
+
+    distractors: int = 0
+    misleading_text: bool = False
+    background: str = "solid"
+
+
+@dataclass
+class Look:
+    """Appearance of one object."""
+
+    shape: str
+    color_name: str
+    color: tuple[int, int, int]
+    size: float
+    text: str = ""
+
+    @property
+    def noun(self) -> str:
+        return f"the {self.color_name} {NOUN.get(self.shape, self.shape)}"
+
+
+@dataclass
+class Scene:
+    """The workspace a pattern animates: canvas, time base, random generator and objects."""
+
+    rng: np.random.Generator
+    width: int
+    height: int
+    fps: float
+    num_frames: int
+    style: Style = field(default_factory=Style)
+    tracks: list[Track] = field(default_factory=list)
+    nouns: dict[str, str] = field(default_factory=dict)
+    query: Query | None = None
+    fact: str = ""
+    _colors: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._colors = list(self.rng.permutation(list(COLORS)))
+
+    # time -------------------------------------------------------------------------------
+    @property
+    def n(self) -> int:
+        return self.num_frames
+
+    @property
+    def frames(self) -> np.ndarray:
+        """Frame indices 0..n-1 as floats."""
+        return np.arange(self.n, dtype=np.float64)
+
+    @property
+    def samples(self) -> np.ndarray:
+        """The frames TOMATO's evaluator will look at."""
+        return observe.uniform_indices(self.n, SAMPLES)
+
+    def sample_frame(self, k: int) -> int:
+        """Frame index of the k-th uniform sample (0..15)."""
+        return int(self.samples[k])
+
+    @property
+    def interval(self) -> float:
+        """Frames between two uniform samples."""
+        return (self.n - 1) / (SAMPLES - 1)
+
+    def switch_sample(self) -> int:
+        """A sample index inside the middle of the clip, where a change may happen."""
+        lo, hi = math.ceil(EDGE * (SAMPLES - 1)), math.floor((1 - EDGE) * (SAMPLES - 1))
+        return int(self.rng.integers(lo, hi + 1))
+
+    # appearance -------------------------------------------------------------------------
+    @property
+    def unit(self) -> float:
+        """A length that scales with the canvas (1/20 of the shorter side)."""
+        return min(self.width, self.height) / 20.0
+
+    def look(self, shapes: Sequence[str] = SHAPES, size: float | None = None) -> Look:
+        """A fresh colour (never reused in a clip) and a random shape and size."""
+        if not self._colors:
+            raise GenerationError("scene ran out of distinct colours")
+        name = self._colors.pop()
+        shape = str(self.rng.choice(list(shapes)))
+        size = size if size is not None else float(self.rng.uniform(1.3, 2.0) * self.unit)
+        return Look(shape, name, COLORS[name], size)
+
+    def subject_look(self, shapes: Sequence[str] = SHAPES, size: float | None = None) -> Look:
+        """The subject's look; a block may carry misleading text (TOMATO saw models fooled)."""
+        lk = self.look(shapes, size)
+        if lk.shape == "block" and self.style.misleading_text:
+            lk.text = str(self.rng.choice(MISLEADING.get(self.fact, ["?"])))
+            lk.size = max(lk.size, 2.0 * self.unit)
+        return lk
+
+    def add(
+        self, name: str, look: Look, x: Any, y: Any, *, role: str = "subject", **states: Any
+    ) -> Track:
+        """Add an object with per-frame states (scalars broadcast)."""
+        shape = "text_block" if look.text else look.shape
+        tr = Track.build(
+            name,
+            self.n,
+            x=x,
+            y=y,
+            role=role,
+            shape=shape,
+            color=look.color,
+            size=look.size,
+            text=look.text,
+            **states,
+        )
+        self.tracks.append(tr)
+        self.nouns[name] = look.noun
+        return tr
+
+    def add_floor(self, y: float, name: str = "floor") -> Track:
+        """An invisible anchor for bounces: a line at height ``y`` with an upward normal."""
+        tr = Track.build(
+            name, self.n, x=self.width / 2, y=y, role="anchor", shape="floor",
+            color=(60, 60, 60), size=0.0, angle=-90.0,
+        )
+        self.tracks.append(tr)
+        self.nouns[name] = "the floor"
+        return tr
+
+    def ask(self, objects: Sequence[str], kind: str = "", **declared: Any) -> None:
+        """Declare what the question reads (the fact comes from the pattern)."""
+        self.query = Query(self.fact, tuple(objects), kind, tuple(sorted(declared.items())))
+
+    # placement --------------------------------------------------------------------------
+    def place(self, margin: float) -> tuple[float, float]:
+        """A random point at least ``margin`` pixels inside the canvas."""
+        return (
+            float(self.rng.uniform(margin, self.width - margin)),
+            float(self.rng.uniform(margin, self.height - margin)),
+        )
+
+    def add_distractors(self, k: int) -> None:
+        """Static shapes in other colours, kept clear of every object's path."""
+        for i in range(k):
+            lk = self.look(size=float(self.rng.uniform(0.8, 1.3) * self.unit))
+            for _ in range(30):
+                x, y = self.place(lk.size * 1.5)
+                if all(
+                    np.min(np.hypot(t.x - x, t.y - y) - t.size * t.scale) > lk.size * 1.6
+                    for t in self.tracks
+                    if t.role != "anchor"
+                ) and all(
+                    abs(y - t.y[0]) > lk.size * 1.5
+                    for t in self.tracks
+                    if t.role == "anchor"
+                ):
+                    self.add(f"distractor{i + 1}", lk, x, y, role="distractor",
+                             angle=float(self.rng.uniform(0, 360)))
+                    break
+
+    def labels(self) -> Labels:
+        if self.query is None:
+            raise GenerationError("pattern did not call scene.ask(...)")
+        return Labels(
+            width=self.width,
+            height=self.height,
+            fps=self.fps,
+            tracks=tuple(self.tracks),
+            query=self.query,
+            meta={"nouns": dict(self.nouns)},
+        )
+
+
+class Motion:
+    """Base of every motion pattern; subclasses set the class attributes and ``animate``."""
+
+    name: ClassVar[str] = ""
+    task: ClassVar[str] = ""
+    fact: ClassVar[str] = ""
+    answers: ClassVar[tuple[Any, ...]] = ()
+    question: ClassVar[str] = ""
+
+    def animate(self, scene: Scene, answer: Any) -> None:
+        raise NotImplementedError
+
+    def question_text(self, labels: Labels) -> str:
+        """The question with object nouns filled in from the labels."""
+        nouns = labels.meta.get("nouns", {})
+        names = {f"o{i}": nouns.get(o, o) for i, o in enumerate(labels.query.objects)}
+        return self.question.format(subject=nouns.get(labels.query.objects[0], "the object"), **names)
+
+    def keys(self) -> list[str]:
+        return [answer_key(self.fact, a) for a in self.answers]
+
+    def value_of(self, key: str) -> Any:
+        for a in self.answers:
+            if answer_key(self.fact, a) == key:
+                return a
+        raise KeyError(f"motion {self.name!r} cannot produce answer {key!r}; it can: {self.keys()}")
+
+
+MOTIONS: dict[str, Motion] = {}
+
+
+def register_motion(cls: type[Motion]) -> type[Motion]:
+    """Class decorator: add a pattern to the registry under its ``name``."""
+    if not cls.name or cls.task not in TASKS or cls.fact not in observe.FACTS:
+        raise ValueError(f"{cls.__name__}: set name, a task from {TASKS} and a fact")
+    if cls.name in MOTIONS:
+        raise ValueError(f"motion {cls.name!r} is registered twice")
+    MOTIONS[cls.name] = cls()
+    return cls
+
+
+def get_motion(name: str) -> Motion:
+    _load_builtin()
+    try:
+        return MOTIONS[name]
+    except KeyError:
+        raise KeyError(f"unknown motion {name!r}; registered: {sorted(MOTIONS)}") from None
+
+
+def motions_for(task: str) -> list[Motion]:
+    _load_builtin()
+    if task not in TASKS:
+        raise KeyError(f"unknown task {task!r}; tasks: {list(TASKS)}")
+    return [m for m in MOTIONS.values() if m.task == task]
+
+
+def _load_builtin() -> None:
+    from tempogen.generators import patterns  # noqa: F401  (registers on import)
+
+    _load_entry_points()
+
+
+_ENTRY_POINTS_LOADED: list[bool] = []
+
+
+def _load_entry_points() -> None:
+    """Third-party patterns register through the ``tempogen.motions`` entry point group."""
+    if _ENTRY_POINTS_LOADED:
+        return
+    _ENTRY_POINTS_LOADED.append(True)
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group="tempogen.motions"):
+        ep.load()
+
+
+@dataclass(frozen=True)
+class Certificate:
+    """Why a clip's question is sound: the answer from every frame, from 16 uniform samples,
+    and from the first or last frame alone (which must not determine it)."""
+
+    full: Any
+    sampled: Any
+    first_only: Any
+    last_only: Any
+    max_turn: float
+
+    def ok(self, fact: str, key: str) -> bool:
+        def is_key(v: Any) -> bool:
+            return v is not None and answer_key(fact, v) == key
+
+        return (
+            is_key(self.full)
+            and is_key(self.sampled)
+            and self.first_only is None
+            and self.last_only is None
+            and self.max_turn <= MAX_TURN_PER_SAMPLE
+        )
+
+
+def certify(labels: Labels) -> Certificate:
+    """Answer the labels' query from all frames, from TOMATO's samples and from one frame."""
+    n = labels.num_frames
+    idx = observe.uniform_indices(n, SAMPLES)
+    max_turn = 0.0
+    if labels.query.fact == "rotation" or labels.query.kind in ("orbit", "loop"):
+        steps = observe.turn_steps(labels, idx)
+        max_turn = float(np.abs(steps).max()) if len(steps) else 0.0
+    return Certificate(
+        full=observe.answer(labels),
+        sampled=observe.answer(labels, idx),
+        first_only=observe.answer(labels, np.array([0])),
+        last_only=observe.answer(labels, np.array([n - 1])),
+        max_turn=max_turn,
+    )
+
+
+def make_labels(
+    motion: Motion,
+    key: str,
+    rng: np.random.Generator,
+    *,
+    width: int,
+    height: int,
+    fps: float,
+    num_frames: int,
+    style: Style,
+    attempts: int = 12,
+) -> Labels:
+    """Animate a pattern until its clip certifies for the requested answer.
+
+    A clip whose every-frame answer differs from the requested one is a bug in the pattern and
+    raises at once; a clip that fails only the sampling rules is drawn again.
+    """
+    value = motion.value_of(key)
+    last: Certificate | None = None
+    for _ in range(attempts):
+        scene = Scene(rng, width, height, fps, num_frames, style)
+        scene.fact = motion.fact
+        motion.animate(scene, value)
+        scene.add_distractors(style.distractors)
+        labels = scene.labels()
+        cert = certify(labels)
+        if cert.full is None or answer_key(motion.fact, cert.full) != key:
+            raise GenerationError(
+                f"motion {motion.name!r} asked for {key!r} but its states show {cert.full!r}"
+            )
+        if cert.ok(motion.fact, key):
+            return labels
+        last = cert
+    raise GenerationError(f"motion {motion.name!r} could not certify {key!r}: {last}")
+

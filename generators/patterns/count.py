@@ -1,0 +1,73 @@
+"""Action count: N = 1..6 bounces, flashes, or loops around a post."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tempogen.generators.motion import Motion, Scene, register_motion
+from tempogen.generators.paths import event_samples, spaced_gaps
+from tempogen.generators.patterns.velocity import bounce_heights
+
+
+@register_motion
+class BounceCount(Motion):
+    """A ball bounces N times; every contact is on a sampled frame, with air between."""
+
+    name = "bounce_count"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3, 4, 5, 6)
+    question = "How many times does {subject} bounce on the floor?"
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        look = scene.subject_look(("circle",), size=scene.unit * scene.rng.uniform(1.0, 1.4))
+        floor = scene.height * scene.rng.uniform(0.82, 0.9)
+        contacts = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
+        x = scene.rng.uniform(0.2, 0.8) * scene.width
+        scene.add_floor(floor)
+        scene.add("subject", look, x, bounce_heights(scene, contacts, floor, look.size))
+        scene.ask(["subject", "floor"], kind="bounce")
+
+
+@register_motion
+class FlashCount(Motion):
+    """A light flashes N times, each flash seen on one sampled frame."""
+
+    name = "flash_count"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3, 4, 5, 6)
+    question = "How many times does {subject} flash?"
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        look = scene.subject_look(("circle", "star", "square"))
+        x, y = scene.place(look.size * 1.6)
+        lit = np.zeros(scene.n, bool)
+        for k in event_samples(scene, spaced_gaps(scene, answer)):
+            f = scene.sample_frame(k)
+            lit[f : f + max(1, int(0.5 * scene.interval))] = True
+        scene.add("subject", look, x, y, lit=lit)
+        scene.ask(["subject"], kind="flash")
+
+
+@register_motion
+class LoopCount(Motion):
+    """A subject circles a post N whole times (N <= 3 keeps each sampled step under 90°)."""
+
+    name = "loop_count"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3)
+    question = "How many full loops does {subject} make around {o1}?"
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        post = scene.look(("square", "circle"), size=scene.unit * 1.2)
+        look = scene.subject_look(("circle", "star", "triangle"), size=scene.unit * 0.9)
+        radius = scene.rng.uniform(0.28, 0.38) * scene.height
+        cx = scene.width / 2 + scene.rng.uniform(-0.2, 0.2) * scene.width
+        cy = scene.height / 2
+        sense = scene.rng.choice([-1.0, 1.0])
+        theta = np.radians(scene.rng.uniform(0, 360) + sense * 360.0 * answer * scene.frames / (scene.n - 1))
+        scene.add("post", post, cx, cy, role="prop")
+        scene.add("subject", look, cx + radius * np.cos(theta), cy + radius * np.sin(theta))
+        scene.ask(["subject", "post"], kind="loop")

@@ -1,0 +1,48 @@
+"""Direction: a subject slides in one straight leg, or two legs with a turn mid-clip."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tempogen.generators.motion import Motion, Scene, register_motion
+from tempogen.generators.paths import UNIT, fit_start, through
+
+_SINGLE = [(d,) for d in UNIT]
+_PAIRS = [(a, b) for a in UNIT for b in UNIT if a != b]
+
+
+@register_motion
+class Slide(Motion):
+    """Left, right, up, down, first X then Y, or no movement."""
+
+    name = "slide"
+    task = "direction"
+    fact = "direction"
+    answers = tuple(_SINGLE + _PAIRS + [()])
+    question = "In which direction(s) does {subject} move?"
+
+    def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
+        look = scene.subject_look()
+        margin = look.size * 1.3
+        n = scene.n
+        if not answer:
+            x, y = scene.place(margin)
+            scene.add("subject", look, x, y, angle=scene.rng.uniform(0, 360))
+            scene.ask(["subject"])
+            return
+        knots = [0, n - 1] if len(answer) == 1 else [0, scene.sample_frame(scene.switch_sample()), n - 1]
+        for shrink in (1.0, 0.8, 0.6, 0.45, 0.3):
+            speed = scene.rng.uniform(0.5, 0.8) * scene.height * shrink / (n - 1)
+            pts = [np.zeros(2)]
+            for tok, (a, b) in zip(answer, zip(knots[:-1], knots[1:])):
+                pts.append(pts[-1] + np.array(UNIT[tok]) * speed * (b - a))
+            try:
+                path = fit_start(np.array(pts), scene.width, scene.height, margin, scene.rng)
+                break
+            except ValueError:
+                continue
+        else:
+            raise ValueError(f"slide {answer}: no path fits the canvas")
+        x, y = through(path, np.array(knots, float), scene.frames)
+        scene.add("subject", look, x, y, angle=scene.rng.uniform(0, 360))
+        scene.ask(["subject"])

@@ -1,0 +1,83 @@
+"""Shape & trend: the subject's path draws a shape once, its corners on sampled frames."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tempogen.generators.motion import SAMPLES, Motion, Scene, register_motion
+from tempogen.generators.paths import fit_start, through
+
+
+def outline(shape: str, rng: np.random.Generator) -> np.ndarray:
+    """Closed polygon (first vertex repeated last) of unit size, or a dense curve."""
+    if shape == "circle":
+        a = np.radians(np.linspace(0, 360, 61))
+        return np.stack([np.cos(a), np.sin(a)], 1)
+    if shape == "infinity":
+        a = np.linspace(0, 2 * np.pi, 61) + np.pi / 2  # start at a lobe tip, not the crossing
+        return np.stack([1.4 * np.sin(a), 0.8 * np.sin(a) * np.cos(a)], 1)
+    if shape == "triangle":
+        a = np.radians(rng.choice([-90, 90]) + np.array([0, 120, 240, 360]))
+        v = np.stack([np.cos(a), np.sin(a)], 1)
+    elif shape == "square":
+        w, h = 1.0, rng.uniform(0.65, 1.0)
+        v = np.array([[-w, -h], [w, -h], [w, h], [-w, h], [-w, -h]])
+    elif shape == "diamond":
+        w, h = rng.uniform(0.85, 1.0), 1.0
+        v = np.array([[0, -h], [w, 0], [0, h], [-w, 0], [0, -h]])
+    elif shape == "trapezoid":
+        top = rng.uniform(0.35, 0.6)
+        v = np.array([[-1, 0.7], [1, 0.7], [top, -0.7], [-top, -0.7], [-1, 0.7]])
+        if rng.random() < 0.5:
+            v[:, 1] *= -1
+    elif shape == "star":
+        a = np.radians(-90 + 144 * np.arange(6))
+        v = np.stack([np.cos(a), np.sin(a)], 1)
+    else:
+        raise ValueError(f"unknown trajectory {shape!r}")
+    return v
+
+
+def knot_frames(scene: Scene, verts: np.ndarray) -> np.ndarray:
+    """Frames where each vertex is reached: whole sample intervals, shared by edge length."""
+    lengths = np.linalg.norm(np.diff(verts, axis=0), axis=1)
+    share = lengths / lengths.sum() * (SAMPLES - 1)
+    counts = np.maximum(1, np.floor(share)).astype(int)
+    while counts.sum() < SAMPLES - 1:
+        counts[np.argmax(share - counts)] += 1
+    while counts.sum() > SAMPLES - 1:
+        counts[np.argmax(counts)] -= 1
+    ks = np.concatenate([[0], np.cumsum(counts)])
+    return np.array([scene.sample_frame(int(k)) for k in ks], dtype=float)
+
+
+@register_motion
+class Draw(Motion):
+    """The subject traces a circle, polygon, infinity sign or star, or stays put."""
+
+    name = "draw"
+    task = "shape&trend"
+    fact = "trajectory"
+    answers = ("circle", "triangle", "square", "trapezoid", "diamond", "infinity", "star", "none")
+    question = "What shape does the trajectory of {subject} form as it moves?"
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        look = scene.subject_look(("circle", "star", "square", "triangle", "block"), size=scene.unit * 1.1)
+        margin = look.size * 1.3
+        if answer == "none":
+            x, y = scene.place(margin)
+            scene.add("subject", look, x, y)
+            scene.ask(["subject"])
+            return
+        verts = outline(answer, scene.rng)
+        if scene.rng.random() < 0.5:
+            verts = verts[::-1].copy()
+        scale = scene.rng.uniform(0.25, 0.34) * scene.height
+        path = fit_start(verts * scale, scene.width, scene.height, margin, scene.rng)
+        if answer in ("circle", "infinity"):
+            knots = np.linspace(0, scene.n - 1, len(path))
+        else:
+            knots = knot_frames(scene, path)
+        x, y = through(path, knots, scene.frames)
+        scene.add("subject", look, x, y)
+        scene.ask(["subject"])

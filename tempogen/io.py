@@ -1,0 +1,92 @@
+"""Atomic file writes and JSON helpers: a file is either complete under its name or absent."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+
+class OutputError(RuntimeError):
+    """An output could not be written; the message names the path."""
+
+
+@contextlib.contextmanager
+def atomic_path(path: str | os.PathLike[str]) -> Iterator[Path]:
+    """Yield a temporary path beside ``path``; rename it into place only on success."""
+    path = Path(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+        os.close(fd)
+    except OSError as exc:
+        raise OutputError(f"{path.parent}: cannot write here: {exc.strerror or exc}") from exc
+    tmp_path = Path(tmp)
+    try:
+        yield tmp_path
+        os.chmod(tmp_path, 0o644)
+        os.replace(tmp_path, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp_path.unlink()
+        raise
+
+
+def write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write bytes atomically (temp file, fsync, rename)."""
+    try:
+        with atomic_path(path) as tmp:
+            with open(tmp, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+    except OSError as exc:
+        raise OutputError(f"{path}: write failed: {exc.strerror or exc}") from exc
+
+
+def write_text(path: str | os.PathLike[str], text: str) -> None:
+    write_bytes(path, text.encode("utf-8"))
+
+
+def dumps(obj: Any) -> str:
+    """Canonical JSON: sorted keys, no spaces, so equal objects give equal bytes."""
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def write_json(path: str | os.PathLike[str], obj: Any, indent: int | None = 2) -> None:
+    write_text(path, json.dumps(obj, indent=indent, ensure_ascii=False) + "\n")
+
+
+def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> None:
+    write_text(path, "".join(dumps(r) + "\n" for r in rows))
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Read JSON lines; a bad line raises an error naming file and line number."""
+    rows = []
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise OutputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    with f:
+        for n, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+            if not isinstance(row, dict):
+                raise ValueError(f"{path}:{n}: expected a JSON object, got {type(row).__name__}")
+            rows.append(row)
+    return rows
+
+
+def content_hash(obj: Any) -> str:
+    """SHA-256 of an object's canonical JSON."""
+    return hashlib.sha256(dumps(obj).encode("utf-8")).hexdigest()

@@ -1,0 +1,382 @@
+"""Derive task facts from per-frame states, seen only at chosen frames.
+
+This is the one place where "what is the answer" is computed. The generator calls it on every
+frame to label a clip and on TOMATO's 16 uniform samples to certify that the question can be
+answered from them; edit ops never touch facts, they map states and facts are re-derived; the
+pixel verifier feeds it states tracked from pixels. An observer that sees a single frame
+learns nothing about motion, so it answers ``None`` (undetermined).
+
+Thresholds are rates (pixels or degrees per second), so the answer does not depend on how
+densely the frames are sampled, only on what the sampled states show.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tempogen.labels import Labels, Track
+
+FACTS = ("direction", "rotation", "speed", "frequency", "count", "order", "trajectory")
+
+# Rotational symmetry order of each drawable shape: a square looks the same after 90 degrees,
+# so a viewer reads any turn between two frames modulo 360/order. 0 = no visible rotation.
+SYMMETRY = {
+    "circle": 0,
+    "square": 4,
+    "triangle": 3,
+    "star": 5,
+    "arrow": 1,
+    "block": 2,
+    "text_block": 1,
+    "anchor": 0,
+}
+
+MOVE_EPS = 0.008  # canvas diagonals per second below which an object counts as still
+TURN_EPS = 8.0  # degrees per second below which an object counts as not rotating
+DOMINANCE = 1.8  # |major|/|minor| displacement for a step to have one clear direction
+SPEED_RATIO = 1.6  # last/first third speed ratio that reads as accelerating
+CONST_RATIO = 1.15  # within this ratio the speed reads as constant
+FREQ_RATIO = 1.35  # first/last interval ratio that reads as a change of frequency
+CONST_FREQ = 1.1
+CORNER_DEG = 50.0  # turning angle at a sampled point that reads as a corner
+
+
+def uniform_indices(n: int, m: int) -> np.ndarray:
+    """TOMATO's sampling: ``np.linspace(0, n - 1, m, dtype=int)``."""
+    return np.linspace(0, n - 1, m, dtype=int)
+
+
+def period_of(shape: str) -> float:
+    """Degrees after which the shape looks the same (360 for no symmetry, 0 for a circle)."""
+    order = SYMMETRY.get(shape, 1)
+    return 0.0 if order == 0 else 360.0 / order
+
+
+def wrap(d: np.ndarray, period: float = 360.0) -> np.ndarray:
+    """Wrap angle differences into (-period/2, period/2]: what a viewer sees between frames."""
+    return -((-np.asarray(d) + period / 2) % period - period / 2)
+
+
+def _collapse(tokens: list[str]) -> tuple[str, ...]:
+    out: list[str] = []
+    for t in tokens:
+        if not out or out[-1] != t:
+            out.append(t)
+    return tuple(out)
+
+
+def _times(labels: Labels, idx: np.ndarray) -> np.ndarray:
+    return np.asarray(idx, dtype=np.float64) / labels.fps
+
+
+def direction(labels: Labels, idx: np.ndarray, track: Track) -> tuple[str, ...] | None:
+    """Sequence of dominant screen directions the track moves in (collapsed runs)."""
+    if len(idx) < 2:
+        return None
+    diag = math.hypot(labels.width, labels.height)
+    t = _times(labels, idx)
+    dx, dy, dt = np.diff(track.x[idx]), np.diff(track.y[idx]), np.diff(t)
+    tokens: list[str] = []
+    for ax, ay, st in zip(dx, dy, dt):
+        if st <= 0 or math.hypot(ax, ay) / st < MOVE_EPS * diag:
+            continue
+        if abs(ax) >= DOMINANCE * abs(ay):
+            tokens.append("right" if ax > 0 else "left")
+        elif abs(ay) >= DOMINANCE * abs(ax):
+            tokens.append("down" if ay > 0 else "up")
+    return _collapse(tokens)
+
+
+def _orbit_angle(track: Track, center: Track, idx: np.ndarray) -> np.ndarray:
+    return np.degrees(np.arctan2(track.y[idx] - center.y[idx], track.x[idx] - center.x[idx]))
+
+
+def turn_steps(labels: Labels, idx: np.ndarray) -> np.ndarray:
+    """Signed degrees turned between consecutive sampled frames, as a viewer reads them."""
+    q = labels.query
+    subj = labels.track(q.objects[0])
+    if q.kind in ("orbit", "loop"):
+        return wrap(np.diff(_orbit_angle(subj, labels.track(q.objects[1]), idx)), 360.0)
+    period = period_of(subj.shape)
+    if period == 0:
+        return np.zeros(max(len(idx) - 1, 0))
+    return wrap(np.diff(subj.angle[idx]), period)
+
+
+def rotation(labels: Labels, idx: np.ndarray) -> tuple[str, ...] | None:
+    """Sequence of rotation senses (``cw``/``ccw``), spin or orbit as the query says."""
+    if len(idx) < 2:
+        return None
+    d = turn_steps(labels, idx)
+    dt = np.diff(_times(labels, idx))
+    tokens = ["cw" if a > 0 else "ccw" for a, st in zip(d, dt) if abs(a) / st >= TURN_EPS]
+    return _collapse(tokens)
+
+
+def _step_speeds(labels: Labels, idx: np.ndarray, track: Track, kind: str) -> np.ndarray:
+    dt = np.diff(_times(labels, idx))
+    if kind == "angle":
+        return np.abs(wrap(np.diff(track.angle[idx]), 360.0)) / dt
+    return np.hypot(np.diff(track.x[idx]), np.diff(track.y[idx])) / dt
+
+
+def speed(labels: Labels, idx: np.ndarray, track: Track, kind: str = "position") -> str | None:
+    """``accelerating``/``decelerating``/``constant``/``none`` from the first and last third."""
+    if len(idx) < 3:
+        return None
+    v = _step_speeds(labels, idx, track, kind)
+    eps = TURN_EPS if kind == "angle" else MOVE_EPS * math.hypot(labels.width, labels.height)
+    if v.max() < eps:
+        return "none"
+    k = max(1, len(v) // 3)
+    first, last = v[:k].mean(), v[-k:].mean()
+    if first < eps / 2:
+        return "accelerating" if last >= eps else None
+    ratio = last / first
+    if ratio >= SPEED_RATIO:
+        return "accelerating"
+    if ratio <= 1 / SPEED_RATIO:
+        return "decelerating"
+    if 1 / CONST_RATIO <= ratio <= CONST_RATIO:
+        return "constant"
+    return None
+
+
+def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
+    """(start, end) positions of runs of True, inclusive."""
+    runs, start = [], None
+    for i, v in enumerate(mask):
+        if v and start is None:
+            start = i
+        elif not v and start is not None:
+            runs.append((start, i - 1))
+            start = None
+    if start is not None:
+        runs.append((start, len(mask) - 1))
+    return runs
+
+
+def contact_mask(labels: Labels, idx: np.ndarray) -> np.ndarray:
+    """Frames where the subject touches the floor anchor (its normal is the anchor's angle)."""
+    q = labels.query
+    subj, floor = labels.track(q.objects[0]), labels.track(q.objects[1])
+    a = np.radians(floor.angle[idx])
+    h = (subj.x[idx] - floor.x[idx]) * np.cos(a) + (subj.y[idx] - floor.y[idx]) * np.sin(a)
+    r = subj.size * subj.scale[idx]
+    return h <= r * 1.08 + 1.0
+
+
+def events(labels: Labels, idx: np.ndarray) -> list[tuple[float, float]] | None:
+    """Repeated events of the query's kind as (start, end) times in seconds."""
+    q = labels.query
+    subj = labels.track(q.objects[0])
+    t = _times(labels, idx)
+    if q.kind == "flash":
+        mask = subj.lit[idx] & subj.visible[idx]
+    elif q.kind == "bounce":
+        mask = contact_mask(labels, idx)
+    elif q.kind == "loop":
+        if len(idx) < 2:
+            return None
+        turned = np.concatenate([[0.0], np.cumsum(turn_steps(labels, idx))])
+        laps = np.floor(np.abs(turned) / 360.0 + 1e-4)
+        ends = [i for i in range(1, len(laps)) if laps[i] > laps[i - 1]]
+        return [(float(t[i]), float(t[i])) for i in ends]
+    else:
+        raise ValueError(f"query kind {q.kind!r} has no events (flash, bounce or loop)")
+    return [(float(t[s]), float(t[e])) for s, e in _runs(mask)]
+
+
+def count(labels: Labels, idx: np.ndarray) -> int | None:
+    """How many times the repeated action happens."""
+    if len(idx) < 2:
+        return None
+    ev = events(labels, idx)
+    return None if ev is None else len(ev)
+
+
+def frequency(labels: Labels, idx: np.ndarray) -> str | None:
+    """``increasing``/``decreasing``/``constant``/``none``: how often the action repeats."""
+    if len(idx) < 3:
+        return None
+    ev = events(labels, idx)
+    if ev is None:
+        return None
+    if len(ev) == 0:
+        return "none"
+    if len(ev) < 4:
+        return None
+    gaps = np.diff([s for s, _ in ev])
+    ratio = gaps[0] / gaps[-1]
+    slack = 0.1 * gaps.mean()  # sampled frames are whole numbers: equal gaps may differ by one
+    if ratio >= FREQ_RATIO and np.all(np.diff(gaps) <= slack):
+        return "increasing"
+    if ratio <= 1 / FREQ_RATIO and np.all(np.diff(gaps) >= -slack):
+        return "decreasing"
+    if 1 / CONST_FREQ <= ratio <= CONST_FREQ:
+        return "constant"
+    return None
+
+
+def onset(labels: Labels, idx: np.ndarray, track: Track, kind: str) -> int | None:
+    """Position in ``idx`` of the first sampled frame where the track has started its action."""
+    if kind == "lit":
+        on = track.lit[idx] & track.visible[idx]
+    else:
+        moved = np.hypot(track.x[idx] - track.x[idx[0]], track.y[idx] - track.y[idx[0]])
+        on = (moved > 0.05) | (np.abs(track.angle[idx] - track.angle[idx[0]]) > 0.05)
+    hits = np.flatnonzero(on)
+    return int(hits[0]) if len(hits) else None
+
+
+def order(labels: Labels, idx: np.ndarray) -> tuple[tuple[str, ...], ...] | None:
+    """Groups of objects by the sampled frame where their action starts, earliest first."""
+    if len(idx) < 2:
+        return None
+    q = labels.query
+    starts: dict[int, list[str]] = {}
+    for name in q.objects:
+        tr = labels.track(name)
+        k = onset(labels, idx, tr, q.kind)
+        if k is not None and k == 0 and q.kind == "lit":
+            return None  # already lit in the first frame: its start is not visible
+        if k is not None:
+            starts.setdefault(k, []).append(name)
+    return tuple(tuple(starts[k]) for k in sorted(starts))
+
+
+def _segments_cross(p1, p2, p3, p4) -> bool:
+    def orient(a, b, c):
+        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+
+    d1, d2 = orient(p3, p4, p1), orient(p3, p4, p2)
+    d3, d4 = orient(p1, p2, p3), orient(p1, p2, p4)
+    return d1 * d2 < 0 and d3 * d4 < 0
+
+
+def _parallel(u: np.ndarray, v: np.ndarray, tol_deg: float = 8.0) -> bool:
+    c = abs(np.dot(u, v)) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-12)
+    return c >= math.cos(math.radians(tol_deg))
+
+
+def classify_path(points: np.ndarray, diag: float) -> str | None:
+    """Shape class of a closed path given by ordered points (N x 2), as a viewer reads it.
+
+    ``none`` when it barely moves; otherwise circle, triangle, square, trapezoid, diamond,
+    infinity or star, or ``None`` when the points fit no class.
+    """
+    pts = np.asarray(points, dtype=np.float64)
+    if len(pts) < 3:
+        return None
+    extent = np.ptp(pts, axis=0).max()
+    if extent < 0.03 * diag:
+        return "none"
+    keep = [0]
+    for i in range(1, len(pts)):
+        if np.linalg.norm(pts[i] - pts[keep[-1]]) > 1e-3 * diag:
+            keep.append(i)
+    pts = pts[keep]
+    if np.linalg.norm(pts[-1] - pts[0]) > 0.08 * extent:
+        return None  # not a closed drawing
+    pts[-1] = pts[0]
+    segs = list(zip(pts[:-1], pts[1:]))
+    crossings = sum(
+        _segments_cross(*segs[i], *segs[j])
+        for i in range(len(segs))
+        for j in range(i + 2, len(segs))
+        if not (i == 0 and j == len(segs) - 1)
+    )
+    ring = pts[:-1]
+    n = len(ring)
+    turns = []
+    for i in range(n):
+        a, b, c = ring[i - 1], ring[i], ring[(i + 1) % n]
+        u, v = b - a, c - b
+        ang = math.degrees(math.atan2(u[0] * v[1] - u[1] * v[0], float(np.dot(u, v))))
+        turns.append(ang)
+    turns = np.asarray(turns)
+    corners = [i for i in range(n) if abs(turns[i]) >= CORNER_DEG]
+    if crossings >= 5 and len(corners) == 5:
+        return "star"
+    if crossings == 1:
+        return "infinity"  # one self-crossing: a figure eight, sampled coarsely or not
+    if crossings:
+        return None
+    if not corners:
+        return "circle" if abs(abs(turns.sum()) - 360) < 30 else None
+    if len(corners) == 3:
+        return "triangle"
+    if len(corners) != 4:
+        return None
+    q = ring[corners]
+    sides = [q[(i + 1) % 4] - q[i] for i in range(4)]
+    par_a, par_b = _parallel(sides[0], sides[2]), _parallel(sides[1], sides[3])
+    if par_a and par_b:
+        axis_aligned = all(min(abs(s[0]), abs(s[1])) < 0.1 * np.linalg.norm(s) for s in sides)
+        diagonal = all(abs(abs(s[0]) - abs(s[1])) < 0.35 * np.linalg.norm(s) for s in sides)
+        lengths = [np.linalg.norm(s) for s in sides]
+        rhombus = max(lengths) / min(lengths) < 1.15
+        if axis_aligned:
+            return "square"
+        if diagonal and rhombus:
+            return "diamond"
+        return None
+    if par_a != par_b:
+        return "trapezoid"
+    return None
+
+
+def trajectory(labels: Labels, idx: np.ndarray) -> str | None:
+    """Shape the subject's path draws over the sampled frames."""
+    subj = labels.subject
+    if len(idx) < 3:
+        return None
+    pts = np.stack([subj.x[idx], subj.y[idx]], axis=1)
+    return classify_path(pts, math.hypot(labels.width, labels.height))
+
+
+def observe(labels: Labels, idx: np.ndarray | None = None) -> dict[str, Any]:
+    """All facts the query's objects support, from the states at ``idx`` (default: all)."""
+    n = labels.num_frames
+    idx = np.arange(n) if idx is None else np.asarray(idx, dtype=np.int64)
+    q = labels.query
+    subj = labels.subject
+    facts: dict[str, Any] = {
+        "direction": direction(labels, idx, subj),
+        "speed": speed(labels, idx, subj, q.kind if q.fact == "speed" else "position"),
+    }
+    if q.fact == "rotation" or q.kind == "orbit":
+        facts["rotation"] = rotation(labels, idx)
+    if q.kind in ("flash", "bounce", "loop"):
+        facts["count"] = count(labels, idx)
+        facts["frequency"] = frequency(labels, idx)
+    if q.fact == "order":
+        facts["order"] = order(labels, idx)
+    if q.fact == "trajectory":
+        facts["trajectory"] = trajectory(labels, idx)
+    return facts
+
+
+def answer(labels: Labels, idx: np.ndarray | None = None) -> Any:
+    """The value of the query's fact, from the states at ``idx`` (default: every frame)."""
+    q = labels.query
+    n = labels.num_frames
+    idx = np.arange(n) if idx is None else np.asarray(idx, dtype=np.int64)
+    if q.fact == "rotation":
+        return rotation(labels, idx)
+    if q.fact == "direction":
+        return direction(labels, idx, labels.subject)
+    if q.fact == "speed":
+        return speed(labels, idx, labels.subject, q.kind or "position")
+    if q.fact == "frequency":
+        return frequency(labels, idx)
+    if q.fact == "count":
+        return count(labels, idx)
+    if q.fact == "order":
+        return order(labels, idx)
+    if q.fact == "trajectory":
+        return trajectory(labels, idx)
+    raise ValueError(f"unknown fact {q.fact!r}; known: {FACTS}")

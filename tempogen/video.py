@@ -1,0 +1,206 @@
+"""Video I/O: H.264 yuv420p constant-frame-rate mp4, written atomically, read frame by frame.
+
+Encoding runs in-process through PyAV (libx264). RGB frames are converted to I420 with OpenCV,
+which is faster than PyAV's own conversion and matches what ``cv2.VideoCapture`` decodes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+from typing import Any
+
+import av
+import cv2
+import numpy as np
+
+from tempogen.io import atomic_path
+
+DEFAULT_PRESET = "ultrafast"
+DEFAULT_CRF = 18
+
+
+class VideoError(RuntimeError):
+    """A video could not be written or read; the message names the file."""
+
+
+@dataclass(frozen=True)
+class VideoInfo:
+    """What a decoder reports about a file."""
+
+    num_frames: int
+    fps: float
+    width: int
+    height: int
+
+
+def _fps_fraction(fps: float) -> Fraction:
+    return Fraction(fps).limit_denominator(1001)
+
+
+class VideoWriter:
+    """Stream RGB frames into an mp4; the file appears under its name only when complete.
+
+    Use as a context manager. On an exception, or if ``close`` is never reached, the partial
+    file is removed and nothing is left at ``path``.
+    """
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        fps: float,
+        width: int,
+        height: int,
+        *,
+        crf: int = DEFAULT_CRF,
+        preset: str = DEFAULT_PRESET,
+        threads: int = 1,
+    ) -> None:
+        if width % 2 or height % 2:
+            raise VideoError(f"{path}: yuv420p needs even dimensions, got {width}x{height}")
+        if fps <= 0:
+            raise VideoError(f"{path}: fps must be positive, got {fps}")
+        self.path = Path(path)
+        self.width, self.height = int(width), int(height)
+        self._atomic = atomic_path(self.path)
+        self._tmp = self._atomic.__enter__()
+        try:
+            self._container = av.open(str(self._tmp), mode="w", format="mp4")
+            self._stream = self._container.add_stream("libx264", rate=_fps_fraction(fps))
+            self._stream.width, self._stream.height = self.width, self.height
+            self._stream.pix_fmt = "yuv420p"
+            self._stream.thread_count = threads
+            self._stream.options = {"preset": preset, "crf": str(crf)}
+        except Exception as exc:
+            self._atomic.__exit__(type(exc), exc, None)
+            raise VideoError(f"{path}: cannot open for writing: {exc}") from exc
+        self.frames_written = 0
+
+    def write(self, frame: np.ndarray) -> None:
+        """Append one RGB uint8 frame of the writer's size."""
+        if frame.shape != (self.height, self.width, 3) or frame.dtype != np.uint8:
+            raise VideoError(
+                f"{self.path}: frame {self.frames_written} is {frame.shape} {frame.dtype}, "
+                f"expected ({self.height}, {self.width}, 3) uint8"
+            )
+        yuv = cv2.cvtColor(frame, cv2.COLOR_RGB2YUV_I420)
+        vf = av.VideoFrame.from_ndarray(yuv, format="yuv420p")
+        vf.pts = self.frames_written
+        for packet in self._stream.encode(vf):
+            self._container.mux(packet)
+        self.frames_written += 1
+
+    def close(self) -> None:
+        """Flush the encoder and move the finished file into place."""
+        if self.frames_written == 0:
+            self.abort()
+            raise VideoError(f"{self.path}: refusing to write a video with no frames")
+        try:
+            for packet in self._stream.encode():
+                self._container.mux(packet)
+            self._container.close()
+        except Exception as exc:
+            self.abort(exc)
+            raise VideoError(f"{self.path}: write failed: {exc}") from exc
+        self._atomic.__exit__(None, None, None)
+
+    def abort(self, exc: BaseException | None = None) -> None:
+        """Drop the partial file."""
+        try:
+            self._container.close()
+        except Exception:
+            pass
+        err = exc or RuntimeError("aborted")
+        self._atomic.__exit__(type(err), err, None)
+
+    def __enter__(self) -> VideoWriter:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is None:
+            self.close()
+        else:
+            self.abort(exc)
+
+
+def write_video(
+    path: str | os.PathLike[str], frames: Iterable[np.ndarray], fps: float, **kwargs: Any
+) -> int:
+    """Encode an iterable of RGB frames; returns how many were written."""
+    it = iter(frames)
+    try:
+        first = next(it)
+    except StopIteration:
+        raise VideoError(f"{path}: refusing to write a video with no frames") from None
+    h, w = first.shape[:2]
+    with VideoWriter(path, fps, w, h, **kwargs) as vw:
+        vw.write(first)
+        for f in it:
+            vw.write(f)
+    return vw.frames_written
+
+
+def read_frames(path: str | os.PathLike[str]) -> Iterator[np.ndarray]:
+    """Decode RGB frames one at a time with OpenCV, as TOMATO's evaluator does."""
+    if not Path(path).is_file():
+        raise VideoError(f"{path}: no such video file")
+    cap = cv2.VideoCapture(str(path))
+    if not cap.isOpened():
+        raise VideoError(f"{path}: OpenCV cannot open this file as a video")
+    try:
+        n = 0
+        while True:
+            ok, bgr = cap.read()
+            if not ok:
+                break
+            n += 1
+            yield cv2.cvtColor(bgr, cv2.COLOR_BGR2RGB)
+        if n == 0:
+            raise VideoError(f"{path}: decoded no frames (corrupt or empty video)")
+    finally:
+        cap.release()
+
+
+def read_video(path: str | os.PathLike[str], indices: Iterable[int] | None = None) -> np.ndarray:
+    """Decode a whole clip, or only the frames at ``indices``, as a (T, H, W, 3) array."""
+    want = None if indices is None else sorted(set(int(i) for i in indices))
+    out: dict[int, np.ndarray] = {}
+    frames = []
+    for i, f in enumerate(read_frames(path)):
+        if want is None:
+            frames.append(f)
+        elif i in want:
+            out[i] = f
+    if want is None:
+        return np.stack(frames)
+    missing = [i for i in want if i not in out]
+    if missing:
+        raise VideoError(f"{path}: frames {missing[:5]} are past the end of the video")
+    return np.stack([out[int(i)] for i in indices])  # type: ignore[union-attr]
+
+
+def probe(path: str | os.PathLike[str]) -> VideoInfo:
+    """Count frames by decoding (container headers can lie) and read fps and size."""
+    if not Path(path).is_file():
+        raise VideoError(f"{path}: no such video file")
+    try:
+        with av.open(str(path)) as c:
+            s = c.streams.video[0]
+            fps = float(s.average_rate or s.base_rate or 0)
+            n = sum(1 for _ in c.decode(s))
+            return VideoInfo(n, fps, s.codec_context.width, s.codec_context.height)
+    except (av.error.FFmpegError, IndexError) as exc:
+        raise VideoError(f"{path}: not a readable video: {exc}") from exc
+
+
+def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
+    """Content hash of a file, streamed."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
