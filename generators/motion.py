@@ -170,8 +170,15 @@ class Scene:
     def add_floor(self, y: float, name: str = "floor") -> Track:
         """An invisible anchor for bounces: a line at height ``y`` with an upward normal."""
         tr = Track.build(
-            name, self.n, x=self.width / 2, y=y, role="anchor", shape="floor",
-            color=(60, 60, 60), size=0.0, angle=-90.0,
+            name,
+            self.n,
+            x=self.width / 2,
+            y=y,
+            role="anchor",
+            shape="floor",
+            color=(60, 60, 60),
+            size=0.0,
+            angle=-90.0,
         )
         self.tracks.append(tr)
         self.nouns[name] = "the floor"
@@ -200,12 +207,16 @@ class Scene:
                     for t in self.tracks
                     if t.role != "anchor"
                 ) and all(
-                    abs(y - t.y[0]) > lk.size * 1.5
-                    for t in self.tracks
-                    if t.role == "anchor"
+                    abs(y - t.y[0]) > lk.size * 1.5 for t in self.tracks if t.role == "anchor"
                 ):
-                    self.add(f"distractor{i + 1}", lk, x, y, role="distractor",
-                             angle=float(self.rng.uniform(0, 360)))
+                    self.add(
+                        f"distractor{i + 1}",
+                        lk,
+                        x,
+                        y,
+                        role="distractor",
+                        angle=float(self.rng.uniform(0, 360)),
+                    )
                     break
 
     def labels(self) -> Labels:
@@ -229,6 +240,7 @@ class Motion:
     fact: ClassVar[str] = ""
     answers: ClassVar[tuple[Any, ...]] = ()
     question: ClassVar[str] = ""
+    objects: ClassVar[tuple[str, ...]] = ("subject",)
 
     def animate(self, scene: Scene, answer: Any) -> None:
         raise NotImplementedError
@@ -237,7 +249,9 @@ class Motion:
         """The question with object nouns filled in from the labels."""
         nouns = labels.meta.get("nouns", {})
         names = {f"o{i}": nouns.get(o, o) for i, o in enumerate(labels.query.objects)}
-        return self.question.format(subject=nouns.get(labels.query.objects[0], "the object"), **names)
+        return self.question.format(
+            subject=nouns.get(labels.query.objects[0], "the object"), **names
+        )
 
     def keys(self) -> list[str]:
         return [answer_key(self.fact, a) for a in self.answers]
@@ -372,4 +386,3 @@ def make_labels(
             return labels
         last = cert
     raise GenerationError(f"motion {motion.name!r} could not certify {key!r}: {last}")
-

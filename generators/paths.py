@@ -10,7 +10,9 @@ UNIT = {"left": (-1.0, 0.0), "right": (1.0, 0.0), "up": (0.0, -1.0), "down": (0.
 SIGN = {"cw": 1.0, "ccw": -1.0}
 
 
-def through(points: np.ndarray, knots: np.ndarray, frames: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def through(
+    points: np.ndarray, knots: np.ndarray, frames: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Piecewise-linear positions passing ``points[i]`` at frame ``knots[i]``."""
     pts = np.asarray(points, dtype=np.float64)
     return np.interp(frames, knots, pts[:, 0]), np.interp(frames, knots, pts[:, 1])
@@ -26,10 +28,14 @@ def signed_sweep(scene: Scene, senses: tuple[str, ...], step: float) -> np.ndarr
     if len(senses) == 1:
         return SIGN[senses[0]] * rate * f
     fs = scene.sample_frame(scene.switch_sample())
-    return SIGN[senses[0]] * rate * np.minimum(f, fs) + SIGN[senses[1]] * rate * np.maximum(f - fs, 0)
+    return SIGN[senses[0]] * rate * np.minimum(f, fs) + SIGN[senses[1]] * rate * np.maximum(
+        f - fs, 0
+    )
 
 
-def fit_start(path: np.ndarray, width: float, height: float, margin: float, rng: np.random.Generator) -> np.ndarray:
+def fit_start(
+    path: np.ndarray, width: float, height: float, margin: float, rng: np.random.Generator
+) -> np.ndarray:
     """Shift a path (N x 2, relative) to a random place where it stays ``margin`` inside."""
     lo, hi = path.min(0), path.max(0)
     room_x = width - 2 * margin - (hi[0] - lo[0])

@@ -72,20 +72,22 @@ def _text_color(color: tuple[int, int, int]) -> tuple[int, int, int]:
     return (20, 20, 20) if lum > 140 else (245, 245, 245)
 
 
-def make_sprite(track: Track, lit: bool | None = None) -> Sprite:
+def make_sprite(track: Track, lit: bool = False) -> Sprite:
     """Rasterise a track's shape once, supersampled then area-averaged for anti-aliasing.
 
-    Objects with a lit state are drawn dim when off and full colour with a halo when on.
+    Lamps (role ``cue``) are drawn dim when off and full colour with a halo when lit.
     """
     r = track.size
     side = int(math.ceil(2 * r * 1.35)) | 1
     ss = side * SUPERSAMPLE
     c = (side / 2.0) * SUPERSAMPLE
     color = np.array(track.color, dtype=np.float32)
-    has_light = track.role == "cue" or lit is not None and track.lit.any()
-    on = bool(lit) if lit is not None else True
+    has_light = track.role == "cue"
+    on = bool(lit)
     mask = np.zeros((ss, ss), np.uint8)
-    polys = [np.round((p * SUPERSAMPLE + c) * 16).astype(np.int32) for p in shape_polygon(track.shape, r)]
+    polys = [
+        np.round((p * SUPERSAMPLE + c) * 16).astype(np.int32) for p in shape_polygon(track.shape, r)
+    ]
     cv2.fillPoly(mask, polys, 255, cv2.LINE_AA, shift=4)
     rgb = np.zeros((ss, ss, 3), np.uint8)
     fill = color if (on or not has_light) else color * 0.35 + 40
@@ -94,7 +96,16 @@ def make_sprite(track: Track, lit: bool | None = None) -> Sprite:
         font, scale = cv2.FONT_HERSHEY_DUPLEX, 0.5 * SUPERSAMPLE * r / 40
         (tw, th), _ = cv2.getTextSize(track.text, font, scale, max(1, SUPERSAMPLE))
         org = (int(c - tw / 2), int(c + th / 2))
-        cv2.putText(rgb, track.text, org, font, scale, _text_color(track.color), max(1, SUPERSAMPLE), cv2.LINE_AA)
+        cv2.putText(
+            rgb,
+            track.text,
+            org,
+            font,
+            scale,
+            _text_color(track.color),
+            max(1, SUPERSAMPLE),
+            cv2.LINE_AA,
+        )
     alpha = cv2.resize(mask, (side, side), interpolation=cv2.INTER_AREA).astype(np.float32) / 255
     small = cv2.resize(rgb, (side, side), interpolation=cv2.INTER_AREA).astype(np.float32)
     if has_light and on:
@@ -118,7 +129,9 @@ def make_background(kind: str, width: int, height: int, rng: np.random.Generator
         c1 = np.clip(c0 + rng.choice([-1, 1]) * rng.uniform(40, 80), 0, 255)
         ang = rng.uniform(0, 2 * math.pi)
         yy, xx = np.mgrid[0:height, 0:width].astype(np.float32)
-        u = (xx * math.cos(ang) + yy * math.sin(ang)) / (abs(width * math.cos(ang)) + abs(height * math.sin(ang)))
+        u = (xx * math.cos(ang) + yy * math.sin(ang)) / (
+            abs(width * math.cos(ang)) + abs(height * math.sin(ang))
+        )
         u = (u - u.min()) / max(float(np.ptp(u)), 1e-6)
         img = c0 * (1 - u[..., None]) + c1 * u[..., None]
     elif kind == "grid":
@@ -146,6 +159,10 @@ def draw_floor(bg: np.ndarray, track: Track) -> None:
     cv2.line(bg, p0, p1, track.color, 3, cv2.LINE_AA, shift=4)
 
 
+def _is_static(t: Track) -> bool:
+    return all(bool(np.all(a == a[0])) for a in (t.x, t.y, t.angle, t.scale, t.visible, t.lit))
+
+
 class Compositor:
     """Draws the tracks of one clip over its background, one frame at a time."""
 
@@ -156,15 +173,30 @@ class Compositor:
             if tr.role == "anchor" and tr.shape == "floor":
                 draw_floor(self.bg, tr)
         self.out = np.empty_like(self.bg)
-        order = {"anchor": -1, "distractor": 0, "prop": 1, "cue": 2, "subject": 3}
-        self.tracks = sorted(
+        order = {"distractor": 0, "prop": 1, "cue": 2, "subject": 3}
+        tracks = sorted(
             (t for t in labels.tracks if t.role != "anchor"), key=lambda t: order.get(t.role, 0)
         )
         self.sprites: dict[tuple[str, bool], Sprite] = {}
-        for t in self.tracks:
+        for t in tracks:
             for state in sorted({bool(v) for v in t.lit}):
-                lit = state if (t.role == "cue" or t.lit.any()) else None
-                self.sprites[(t.name, state)] = make_sprite(t, lit)
+                self.sprites[(t.name, state)] = make_sprite(t, state)
+        # Objects that never change are drawn into the background once, as long as nothing
+        # that moves is drawn beneath them.
+        moving = [i for i, t in enumerate(tracks) if not _is_static(t)]
+        first_moving = moving[0] if moving else len(tracks)
+        self.tracks = tracks[first_moving:]
+        self.out[:] = self.bg
+        for t in tracks[:first_moving]:
+            if t.visible[0]:
+                self._blit(
+                    self.sprites[(t.name, bool(t.lit[0]))],
+                    float(t.x[0]),
+                    float(t.y[0]),
+                    float(t.angle[0]),
+                    float(t.scale[0]),
+                )
+        self.bg = self.out.copy()
 
     def _blit(self, sprite: Sprite, x: float, y: float, angle: float, scale: float) -> None:
         s = sprite.side

@@ -211,7 +211,8 @@ def frequency(labels: Labels, idx: np.ndarray) -> str | None:
         return None
     gaps = np.diff([s for s, _ in ev])
     ratio = gaps[0] / gaps[-1]
-    slack = 0.1 * gaps.mean()  # sampled frames are whole numbers: equal gaps may differ by one
+    # frames are whole numbers: gaps meant to be equal may differ by a frame
+    slack = max(0.1 * gaps.mean(), 1.5 / labels.fps)
     if ratio >= FREQ_RATIO and np.all(np.diff(gaps) <= slack):
         return "increasing"
     if ratio <= 1 / FREQ_RATIO and np.all(np.diff(gaps) >= -slack):

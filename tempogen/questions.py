@@ -107,8 +107,8 @@ def all_direction_keys() -> list[str]:
     return singles + pairs + ["none"]
 
 
-def candidate_keys(fact: str, labels: Labels) -> list[str]:
-    """Every answer key a question about this fact could have."""
+def candidate_keys(fact: str, objects: tuple[str, ...] = ()) -> list[str]:
+    """Every answer key a question about this fact could have (``objects`` for ``order``)."""
     if fact == "direction":
         return all_direction_keys()
     if fact == "rotation":
@@ -122,7 +122,7 @@ def candidate_keys(fact: str, labels: Labels) -> list[str]:
     if fact == "count":
         return [str(i) for i in COUNT_RANGE]
     if fact == "order":
-        return list(labels.query.objects) + ["same", "none"]
+        return list(objects) + ["same", "none"]
     raise ValueError(f"unknown fact {fact!r}")
 
 
@@ -144,7 +144,7 @@ def choose_options(
 
     With ``answer_pos`` the right key lands at that position (builders balance positions).
     """
-    pool = candidate_keys(fact, labels)
+    pool = candidate_keys(fact, labels.query.objects)
     if key not in pool:
         raise ValueError(f"answer {key!r} is not a valid {fact} option; valid: {pool}")
     k = OPTIONS_PER_QUESTION.get(fact, len(pool))
@@ -171,5 +171,6 @@ def choose_options(
     return distract[:pos] + [key] + distract[pos:]
 
 
-def num_options(fact: str, labels: Labels) -> int:
-    return min(OPTIONS_PER_QUESTION.get(fact, 10**6), len(candidate_keys(fact, labels)))
+def num_options(fact: str, objects: tuple[str, ...] = ()) -> int:
+    """How many options a question about this fact shows."""
+    return min(OPTIONS_PER_QUESTION.get(fact, 10**6), len(candidate_keys(fact, objects)))

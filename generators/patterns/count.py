@@ -46,7 +46,7 @@ class FlashCount(Motion):
         for k in event_samples(scene, spaced_gaps(scene, answer)):
             f = scene.sample_frame(k)
             lit[f : f + max(1, int(0.5 * scene.interval))] = True
-        scene.add("subject", look, x, y, lit=lit)
+        scene.add("subject", look, x, y, role="cue", lit=lit)
         scene.ask(["subject"], kind="flash")
 
 
@@ -67,7 +67,9 @@ class LoopCount(Motion):
         cx = scene.width / 2 + scene.rng.uniform(-0.2, 0.2) * scene.width
         cy = scene.height / 2
         sense = scene.rng.choice([-1.0, 1.0])
-        theta = np.radians(scene.rng.uniform(0, 360) + sense * 360.0 * answer * scene.frames / (scene.n - 1))
+        theta = np.radians(
+            scene.rng.uniform(0, 360) + sense * 360.0 * answer * scene.frames / (scene.n - 1)
+        )
         scene.add("post", post, cx, cy, role="prop")
         scene.add("subject", look, cx + radius * np.cos(theta), cy + radius * np.sin(theta))
         scene.ask(["subject", "post"], kind="loop")

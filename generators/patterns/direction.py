@@ -30,7 +30,11 @@ class Slide(Motion):
             scene.add("subject", look, x, y, angle=scene.rng.uniform(0, 360))
             scene.ask(["subject"])
             return
-        knots = [0, n - 1] if len(answer) == 1 else [0, scene.sample_frame(scene.switch_sample()), n - 1]
+        knots = (
+            [0, n - 1]
+            if len(answer) == 1
+            else [0, scene.sample_frame(scene.switch_sample()), n - 1]
+        )
         for shrink in (1.0, 0.8, 0.6, 0.45, 0.3):
             speed = scene.rng.uniform(0.5, 0.8) * scene.height * shrink / (n - 1)
             pts = [np.zeros(2)]

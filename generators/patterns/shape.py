@@ -62,7 +62,9 @@ class Draw(Motion):
     question = "What shape does the trajectory of {subject} form as it moves?"
 
     def animate(self, scene: Scene, answer: str) -> None:
-        look = scene.subject_look(("circle", "star", "square", "triangle", "block"), size=scene.unit * 1.1)
+        look = scene.subject_look(
+            ("circle", "star", "square", "triangle", "block"), size=scene.unit * 1.1
+        )
         margin = look.size * 1.3
         if answer == "none":
             x, y = scene.place(margin)

@@ -43,7 +43,9 @@ class Glide(Motion):
         heading = np.radians(scene.rng.choice([0, 45, 90, 135, 180, 225, 270, 315]))
         d = np.array([np.cos(heading), np.sin(heading)])
         length = scene.rng.uniform(0.5, 0.75) * scene.height
-        end = fit_start(np.array([[0, 0], d * length]), scene.width, scene.height, margin, scene.rng)
+        end = fit_start(
+            np.array([[0, 0], d * length]), scene.width, scene.height, margin, scene.rng
+        )
         s = PROFILES[answer](scene.frames / (scene.n - 1))[:, None]
         pos = end[0] + s * (end[1] - end[0])
         scene.add("subject", look, pos[:, 0], pos[:, 1], angle=scene.rng.uniform(0, 360))
@@ -69,7 +71,7 @@ class Blink(Motion):
             for k in event_samples(scene, gaps):
                 f = scene.sample_frame(k)
                 lit[f : f + max(1, int(0.5 * scene.interval))] = True
-        scene.add("subject", look, x, y, lit=lit)
+        scene.add("subject", look, x, y, role="cue", lit=lit)
         scene.ask(["subject"], kind="flash")
 
 

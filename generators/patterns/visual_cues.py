@@ -49,9 +49,10 @@ class FirstMover(Motion):
     fact = "order"
     answers = ((("obj1",), ("obj2",)), (("obj2",), ("obj1",)), (("obj1", "obj2"),), ())
     question = "Which object starts moving first?"
+    objects = ("obj1", "obj2")
 
     def animate(self, scene: Scene, answer: tuple) -> None:
-        names = ["obj1", "obj2"]
+        names = list(self.objects)
         onsets = _onsets(scene, names, answer)
         offsets = _offsets(scene, onsets)
         for name, (x0, y0) in zip(names, _row(scene, 2, scene.unit * 1.5)):
@@ -82,9 +83,10 @@ class FirstLight(Motion):
         (),
     )
     question = "Which light turns on first?"
+    objects = ("obj1", "obj2", "obj3")
 
     def animate(self, scene: Scene, answer: tuple) -> None:
-        names = ["obj1", "obj2", "obj3"]
+        names = list(self.objects)
         onsets = _onsets(scene, names, answer)
         offsets = _offsets(scene, onsets)
         shape = str(scene.rng.choice(["circle", "square", "star"]))

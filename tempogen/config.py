@@ -1,0 +1,207 @@
+"""Dataset configuration: frozen dataclasses loaded from YAML and validated on load.
+
+An unknown key, a wrong type or an out-of-range value is a :class:`ConfigError` whose message
+names the file and the field (``configs/x.yaml: style.distractors: ...``).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tempogen.questions import TASKS
+
+BACKGROUNDS = ("solid", "gradient", "grid", "noise")
+
+
+class ConfigError(ValueError):
+    """A configuration value is wrong; the message names the file and the field."""
+
+
+@dataclass(frozen=True)
+class StyleConfig:
+    """How clips look: distractor count range, misleading-text rate, backgrounds."""
+
+    distractors: tuple[int, int] = (0, 2)
+    misleading_text: float = 0.15
+    backgrounds: tuple[str, ...] = BACKGROUNDS
+
+
+@dataclass(frozen=True)
+class EncodeConfig:
+    """x264 settings of every written clip."""
+
+    crf: int = 18
+    preset: str = "ultrafast"
+
+
+@dataclass(frozen=True)
+class DatasetConfig:
+    """Everything that determines a generated dataset (with the code version)."""
+
+    seed: int = 2026
+    size: tuple[int, int] = (640, 360)
+    fps: float = 30.0
+    duration: tuple[float, float] = (3.0, 10.0)
+    samples_per_task: int = 60
+    tasks: tuple[str, ...] = TASKS
+    motions: tuple[str, ...] = ()
+    style: StyleConfig = field(default_factory=StyleConfig)
+    encode: EncodeConfig = field(default_factory=EncodeConfig)
+
+    def to_json(self) -> dict[str, Any]:
+        d = asdict(self)
+        return _listify(d)
+
+
+def _listify(v: Any) -> Any:
+    if isinstance(v, dict):
+        return {k: _listify(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [_listify(x) for x in v]
+    return v
+
+
+def _fail(src: str, path: str, msg: str) -> ConfigError:
+    return ConfigError(f"{src}: {path}: {msg}")
+
+
+def _number(
+    src: str, path: str, v: Any, kind: type, lo: float | None = None, hi: float | None = None
+) -> Any:
+    if (
+        isinstance(v, bool)
+        or not isinstance(v, (int, float))
+        or (kind is int and not isinstance(v, int))
+    ):
+        raise _fail(src, path, f"expected {kind.__name__}, got {v!r}")
+    if lo is not None and v < lo:
+        raise _fail(src, path, f"must be >= {lo}, got {v!r}")
+    if hi is not None and v > hi:
+        raise _fail(src, path, f"must be <= {hi}, got {v!r}")
+    return kind(v)
+
+
+def _pair(
+    src: str, path: str, v: Any, kind: type, lo: float, ordered: bool = True
+) -> tuple[Any, Any]:
+    if not isinstance(v, (list, tuple)) or len(v) != 2:
+        raise _fail(src, path, f"expected a list of two numbers, got {v!r}")
+    a, b = (_number(src, f"{path}[{i}]", x, kind, lo) for i, x in enumerate(v))
+    if ordered and a > b:
+        raise _fail(src, path, f"first value must not exceed the second, got {v!r}")
+    return a, b
+
+
+def _strings(src: str, path: str, v: Any, allowed: tuple[str, ...] | None) -> tuple[str, ...]:
+    if isinstance(v, str) or not isinstance(v, (list, tuple)):
+        raise _fail(src, path, f"expected a list of names, got {v!r}")
+    for i, x in enumerate(v):
+        if not isinstance(x, str):
+            raise _fail(src, f"{path}[{i}]", f"expected a name, got {x!r}")
+        if allowed is not None and x not in allowed:
+            raise _fail(src, f"{path}[{i}]", f"unknown name {x!r}; known: {', '.join(allowed)}")
+    if len(set(v)) != len(v):
+        raise _fail(src, path, f"names repeat in {list(v)}")
+    return tuple(v)
+
+
+def _check_keys(src: str, prefix: str, data: dict[str, Any], cls: type) -> None:
+    known = [f.name for f in fields(cls)]
+    for k in data:
+        if k not in known:
+            raise _fail(src, f"{prefix}{k}", f"unknown field; known fields: {', '.join(known)}")
+
+
+def _section(src: str, name: str, v: Any) -> dict[str, Any]:
+    if v is None:
+        return {}
+    if not isinstance(v, dict):
+        raise _fail(src, name, f"expected a mapping, got {v!r}")
+    return v
+
+
+def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
+    """Validate a parsed mapping into a :class:`DatasetConfig`; defaults fill what is absent."""
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{src}: the top level must be a mapping, got {type(data).__name__}")
+    _check_keys(src, "", data, DatasetConfig)
+    base = DatasetConfig()
+    kw: dict[str, Any] = {}
+    if "seed" in data:
+        kw["seed"] = _number(src, "seed", data["seed"], int, 0)
+    if "size" in data:
+        w, h = _pair(src, "size", data["size"], int, 32, ordered=False)
+        if w % 2 or h % 2:
+            raise _fail(src, "size", f"width and height must be even (yuv420p), got {[w, h]}")
+        kw["size"] = (w, h)
+    if "fps" in data:
+        kw["fps"] = _number(src, "fps", data["fps"], float, 1, 240)
+    if "duration" in data:
+        kw["duration"] = _pair(src, "duration", data["duration"], float, 1.0)
+    if "samples_per_task" in data:
+        kw["samples_per_task"] = _number(src, "samples_per_task", data["samples_per_task"], int, 1)
+    if "tasks" in data:
+        kw["tasks"] = _strings(src, "tasks", data["tasks"], TASKS)
+    if "motions" in data:
+        from tempogen.generators.motion import MOTIONS, get_motion
+
+        get_motion("spin")
+        kw["motions"] = _strings(src, "motions", data["motions"], tuple(sorted(MOTIONS)))
+    style = _section(src, "style", data.get("style"))
+    _check_keys(src, "style.", style, StyleConfig)
+    skw: dict[str, Any] = {}
+    if "distractors" in style:
+        skw["distractors"] = _pair(src, "style.distractors", style["distractors"], int, 0)
+        if skw["distractors"][1] > 4:
+            raise _fail(src, "style.distractors", "at most 4 distractors fit a clip")
+    if "misleading_text" in style:
+        skw["misleading_text"] = _number(
+            src, "style.misleading_text", style["misleading_text"], float, 0, 1
+        )
+    if "backgrounds" in style:
+        skw["backgrounds"] = _strings(src, "style.backgrounds", style["backgrounds"], BACKGROUNDS)
+        if not skw["backgrounds"]:
+            raise _fail(src, "style.backgrounds", "name at least one background")
+    enc = _section(src, "encode", data.get("encode"))
+    _check_keys(src, "encode.", enc, EncodeConfig)
+    ekw: dict[str, Any] = {}
+    if "crf" in enc:
+        ekw["crf"] = _number(src, "encode.crf", enc["crf"], int, 0, 51)
+    if "preset" in enc:
+        presets = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow")
+        if enc["preset"] not in presets:
+            raise _fail(
+                src,
+                "encode.preset",
+                f"unknown preset {enc['preset']!r}; known: {', '.join(presets)}",
+            )
+        ekw["preset"] = enc["preset"]
+    kw["style"] = StyleConfig(**{**asdict(base.style), **skw})
+    kw["encode"] = EncodeConfig(**{**asdict(base.encode), **ekw})
+    cfg = DatasetConfig(**{**{f.name: getattr(base, f.name) for f in fields(base)}, **kw})
+    if not cfg.tasks:
+        raise _fail(src, "tasks", "name at least one task")
+    return cfg
+
+
+def load_config(path: str | os.PathLike[str]) -> DatasetConfig:
+    """Read and validate a YAML config file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{p}: cannot read config: {exc.strerror or exc}") from exc
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark is not None else "?"
+        raise ConfigError(f"{p}: {where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
+    return config_from_dict(data, str(p))

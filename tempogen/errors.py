@@ -1,0 +1,17 @@
+"""The errors a user can cause (bad config, bad input, unwritable output), gathered so the CLI
+reports them as one line instead of a traceback."""
+
+from __future__ import annotations
+
+from tempogen.config import ConfigError
+from tempogen.io import OutputError
+from tempogen.video import VideoError
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from tempogen.generators.motion import GenerationError
+
+    return (ConfigError, OutputError, VideoError, GenerationError, FileNotFoundError)
+
+
+USER_ERRORS = _user_errors()

@@ -1,0 +1,69 @@
+"""Fixtures for builder tests: small real mp4 clips and manifest-like rows that point at them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tempogen.questions import TASKS
+from tempogen.video import sha256_file, write_video
+
+NUM_FRAMES = 20
+HEIGHT, WIDTH = 48, 64
+
+
+def clip_frames(seed: int) -> np.ndarray:
+    """20 RGB frames: a background colour distinct per frame and a square moving right."""
+    frames = np.empty((NUM_FRAMES, HEIGHT, WIDTH, 3), np.uint8)
+    for i in range(NUM_FRAMES):
+        frames[i] = (12 * i, 240 - 12 * i, (60 + 40 * seed) % 256)
+        x = 2 + 2 * i
+        frames[i, 16:32, x : x + 16] = (255, 255, 0)
+    return frames
+
+
+def make_row(manifest_dir: Path, n: int, task: str, **extra) -> dict:
+    """Write clip ``n`` under ``manifest_dir/videos`` and return its manifest row."""
+    rid = f"{task.replace('&', '_')}-{n:03d}"
+    rel = f"videos/{rid}.mp4"
+    write_video(manifest_dir / rel, clip_frames(n), fps=10)
+    options = ["Leftwards.", "Rightwards.", "Upwards.", "No movements."]
+    row = {
+        "id": rid,
+        "video": rel,
+        "task": task,
+        "generator": "moving_square",
+        "demonstration_type": "simulated",
+        "question": f"Which direction does the square move in clip {n}?",
+        "options": options,
+        "answer": 1,
+        "answer_text": options[1],
+        "variation": {"counterfactual": 0, "composite": 0, "zoom": n % 2, "first_person": 0},
+        "note": "",
+        "video_sha256": sha256_file(manifest_dir / rel),
+    }
+    row.update(extra)
+    return row
+
+
+@pytest.fixture(scope="session")
+def manifest(tmp_path_factory) -> tuple[Path, list[dict]]:
+    """A manifest folder with one clip per task plus a second count clip (so ids reach "1")."""
+    root = tmp_path_factory.mktemp("manifest")
+    tasks = [*TASKS, "count"]
+    rows = [make_row(root, n, t) for n, t in enumerate(tasks)]
+    return root, rows
+
+
+@pytest.fixture(scope="session")
+def frames_of():
+    """The frames clip ``n`` was written from."""
+    return clip_frames
+
+
+@pytest.fixture(scope="session")
+def row_maker():
+    """``row_maker(manifest_dir, n, task, **overrides)`` writes a clip and returns its row."""
+    return make_row
