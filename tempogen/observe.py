@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+import cv2
 import numpy as np
 
 from tempogen.labels import Labels, Track
@@ -275,14 +276,15 @@ def classify_path(points: np.ndarray, diag: float) -> str | None:
     extent = np.ptp(pts, axis=0).max()
     if extent < 0.03 * diag:
         return "none"
-    keep = [0]
-    for i in range(1, len(pts)):
-        if np.linalg.norm(pts[i] - pts[keep[-1]]) > 1e-3 * diag:
-            keep.append(i)
-    pts = pts[keep]
     if np.linalg.norm(pts[-1] - pts[0]) > 0.08 * extent:
         return None  # not a closed drawing
-    pts[-1] = pts[0]
+    # Douglas-Peucker keeps corners and drops jitter, so dense or measured paths read like
+    # the sparse ones; closing the ring first makes the start point no special vertex.
+    ring = cv2.approxPolyDP(pts[:-1].astype(np.float32).reshape(-1, 1, 2), 0.02 * extent, True)
+    ring = ring.reshape(-1, 2).astype(np.float64)
+    if len(ring) < 3:
+        return None
+    pts = np.vstack([ring, ring[:1]])
     segs = list(zip(pts[:-1], pts[1:]))
     crossings = sum(
         _segments_cross(*segs[i], *segs[j])

@@ -64,7 +64,7 @@ class FirstMover(Motion):
                 dx, dy = UNIT[str(scene.rng.choice(["up", "down"]))]
                 dist = scene.rng.uniform(0.15, 0.25) * scene.height
                 x, y = x0 + dx * dist * u, y0 + dy * dist * u
-            scene.add(name, look, x, y, role="cue")
+            scene.add(name, look, x, y, role="prop")
         scene.ask(names, kind="move")
 
 

@@ -1,0 +1,191 @@
+"""Every motion pattern's labels agree with what its rendered pixels show."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from tempogen import observe
+from tempogen.builders.pixels import COLOR_TOL, pixel_labels
+from tempogen.generators.motion import (
+    COLORS,
+    MOTIONS,
+    SAMPLES,
+    Style,
+    get_motion,
+    make_labels,
+    motions_for,
+)
+from tempogen.generators.render2d import BACKGROUNDS, Compositor, make_background
+from tempogen.labels import Labels
+from tempogen.questions import TASKS, answer_key
+
+get_motion("spin")  # load the built-in patterns
+CASES = [(name, key) for name, m in sorted(MOTIONS.items()) for key in m.keys()]
+
+
+def _render(labels: Labels, idx: np.ndarray, background: str, seed: int) -> list[np.ndarray]:
+    bg = make_background(background, labels.width, labels.height, np.random.default_rng(seed))
+    comp = Compositor(labels, bg)
+    return [comp.frame(int(i)).copy() for i in idx]
+
+
+def _pixel_answer(labels: Labels, frames: list[np.ndarray], idx: np.ndarray):
+    spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
+    seen = pixel_labels(frames, labels, idx, rotation=spin)
+    return observe.answer(seen, idx)
+
+
+@pytest.mark.parametrize("name,key", CASES)
+def test_pixels_answer_like_labels_at_16_frames(name: str, key: str) -> None:
+    motion = MOTIONS[name]
+    seed = abs(hash((name, key))) % 1000
+    rng = np.random.default_rng(seed)
+    labels = make_labels(
+        motion,
+        key,
+        rng,
+        width=480,
+        height=270,
+        fps=20,
+        num_frames=int(rng.integers(70, 160)),
+        style=Style(distractors=2, misleading_text=True),
+    )
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    frames = _render(labels, idx, BACKGROUNDS[seed % len(BACKGROUNDS)], seed)
+    got = _pixel_answer(labels, frames, idx)
+    assert got is not None, f"{name}: pixels do not determine the answer"
+    assert answer_key(motion.fact, got) == key
+
+
+def test_pixel_check_catches_a_wrong_label() -> None:
+    """Play a 'left' slide backwards: the pixels say 'right', so the label would be caught."""
+    motion = MOTIONS["slide"]
+    labels = make_labels(
+        motion,
+        "left",
+        np.random.default_rng(1),
+        width=320,
+        height=180,
+        fps=15,
+        num_frames=60,
+        style=Style(),
+    )
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    frames = _render(labels, idx, "solid", 1)[::-1]
+    assert answer_key("direction", _pixel_answer(labels, frames, idx)) == "right"
+
+
+@pytest.mark.parametrize("name", ["slide", "glide", "orbit", "first_mover", "flash_count"])
+def test_pixels_answer_like_labels_at_every_frame(name: str) -> None:
+    motion = MOTIONS[name]
+    key = motion.keys()[0]
+    labels = make_labels(
+        motion,
+        key,
+        np.random.default_rng(5),
+        width=320,
+        height=180,
+        fps=15,
+        num_frames=75,
+        style=Style(distractors=1),
+    )
+    idx = np.arange(labels.num_frames)
+    frames = _render(labels, idx, "gradient", 5)
+    assert answer_key(motion.fact, _pixel_answer(labels, frames, idx)) == key
+
+
+def test_every_task_has_patterns_and_balanced_classes() -> None:
+    for task in TASKS:
+        assert motions_for(task), task
+    with pytest.raises(KeyError, match="unknown task"):
+        motions_for("juggling")
+    with pytest.raises(KeyError, match="unknown motion"):
+        get_motion("moonwalk")
+
+
+def test_palette_colours_are_separable_by_the_pixel_tracker() -> None:
+    cols = np.array(list(COLORS.values()), dtype=float)
+    d = np.linalg.norm(cols[:, None] - cols[None], axis=2)
+    assert d[~np.eye(len(cols), dtype=bool)].min() > 1.5 * COLOR_TOL
+    rng = np.random.default_rng(0)
+    for kind in BACKGROUNDS:
+        bg = make_background(kind, 160, 90, rng).reshape(-1, 3).astype(float)
+        dist = np.linalg.norm(bg[:, None] - cols[None], axis=2)
+        assert dist.min() > COLOR_TOL, kind
+
+
+def test_same_seed_same_labels_and_frames() -> None:
+    motion = MOTIONS["spin"]
+
+    def build():
+        labels = make_labels(
+            motion,
+            "cw-ccw",
+            np.random.default_rng(42),
+            width=320,
+            height=180,
+            fps=15,
+            num_frames=60,
+            style=Style(distractors=2),
+        )
+        return labels, _render(labels, np.arange(0, 60, 7), "noise", 42)
+
+    (a, fa), (b, fb) = build(), build()
+    assert a.to_json() == b.to_json()
+    assert all(np.array_equal(x, y) for x, y in zip(fa, fb))
+
+
+def test_rotation_never_turns_more_than_90_degrees_between_samples() -> None:
+    for name in ("spin", "orbit", "loop_count"):
+        motion = MOTIONS[name]
+        for key in motion.keys():
+            for seed in range(3):
+                labels = make_labels(
+                    motion,
+                    key,
+                    np.random.default_rng(seed),
+                    width=320,
+                    height=180,
+                    fps=15,
+                    num_frames=50 + 40 * seed,
+                    style=Style(),
+                )
+                idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+                steps = observe.turn_steps(labels, idx)
+                assert np.abs(steps).max(initial=0) <= 90.0
+
+
+def test_changes_happen_inside_the_clip() -> None:
+    """A two-leg slide turns between 30% and 70% of the clip, never at its ends."""
+    motion = MOTIONS["slide"]
+    for seed in range(10):
+        labels = make_labels(
+            motion,
+            "up-left",
+            np.random.default_rng(seed),
+            width=320,
+            height=180,
+            fps=15,
+            num_frames=90,
+            style=Style(),
+        )
+        s = labels.subject
+        turn = int(np.flatnonzero(np.diff(s.x) != 0)[0])
+        assert 0.25 * 90 <= turn <= 0.75 * 90
+
+
+@pytest.mark.slow
+def test_every_default_question_certifies() -> None:
+    """The default dataset's specs all produce labels that pass the 16-frame certificate."""
+    from tempogen.config import load_config
+    from tempogen.generators.build import plan, spec_labels
+
+    specs = plan(load_config("configs/default.yaml"))
+    assert len(specs) >= 360
+    for spec in specs:
+        labels, _, _ = spec_labels(spec)
+        idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+        fact = get_motion(spec.motion).fact
+        assert answer_key(fact, observe.answer(labels, idx)) == spec.answer_key, spec.id
+        assert observe.answer(labels, np.array([0])) is None
