@@ -50,6 +50,7 @@ class DatasetConfig:
     samples_per_task: int = 60
     tasks: tuple[str, ...] = TASKS
     motions: tuple[str, ...] = ()
+    plugins: tuple[str, ...] = ()
     style: StyleConfig = field(default_factory=StyleConfig)
     encode: EncodeConfig = field(default_factory=EncodeConfig)
 
@@ -149,6 +150,9 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
         kw["samples_per_task"] = _number(src, "samples_per_task", data["samples_per_task"], int, 1)
     if "tasks" in data:
         kw["tasks"] = _strings(src, "tasks", data["tasks"], TASKS)
+    if "plugins" in data:
+        kw["plugins"] = _strings(src, "plugins", data["plugins"], None)
+        import_plugins(kw["plugins"], src)
     if "motions" in data:
         from tempogen.generators.motion import MOTIONS, get_motion
 
@@ -189,6 +193,20 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     if not cfg.tasks:
         raise _fail(src, "tasks", "name at least one task")
     return cfg
+
+
+def import_plugins(modules: tuple[str, ...], src: str = "<config>") -> None:
+    """Import modules that register extra motion patterns (``plugins:`` in a config)."""
+    import importlib
+    import sys
+
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # a pattern module beside the config, as a user runs it
+    for i, name in enumerate(modules):
+        try:
+            importlib.import_module(name)
+        except Exception as exc:
+            raise _fail(src, f"plugins[{i}]", f"cannot import {name!r}: {exc}") from exc
 
 
 def load_config(path: str | os.PathLike[str]) -> DatasetConfig:
