@@ -124,9 +124,10 @@ def pixel_labels(
             continue
         spin = rotation and tr.name == labels.query.objects[0]
         half = min(180.0, period_of(tr.shape) / 2.0) if spin else 0.0
-        patch = int(tr.size * 1.5) + 2
+        size = tr.size * float(np.median(tr.scale[idx]))  # drawn size after zooms
+        patch = int(size * 1.5) + 2
         pt = track_color(frames, tr.color, rotation=spin, max_turn=half - 1.0, patch_half=patch)
-        full = np.pi * (tr.size * 0.5) ** 2  # well under any shape's area at full size
+        full = np.pi * (size * 0.5) ** 2  # well under any shape's area at full size
         seen = pt.area > 0.25 * full
         lit = seen if tr.role == "cue" else np.zeros(len(seen), bool)
         states = {

@@ -352,6 +352,23 @@ def certify(labels: Labels) -> Certificate:
     )
 
 
+def _in_view(labels: Labels) -> bool:
+    """Every object the question reads stays wholly inside the frame in every frame."""
+    for name in labels.query.objects:
+        t = labels.track(name)
+        if t.role == "anchor":
+            continue
+        b = t.bbox()
+        if (
+            b[:, 0].min() < 0
+            or b[:, 1].min() < 0
+            or b[:, 2].max() > labels.width
+            or b[:, 3].max() > labels.height
+        ):
+            return False
+    return True
+
+
 def make_labels(
     motion: Motion,
     key: str,
@@ -377,6 +394,8 @@ def make_labels(
         motion.animate(scene, value)
         scene.add_distractors(style.distractors)
         labels = scene.labels()
+        if not _in_view(labels):
+            continue
         cert = certify(labels)
         if cert.full is None or answer_key(motion.fact, cert.full) != key:
             raise GenerationError(

@@ -61,7 +61,7 @@ class FirstMover(Motion):
             if name in onsets:
                 a, b = scene.sample_frame(onsets[name]), scene.sample_frame(offsets[name])
                 u = np.clip((scene.frames - a) / (b - a), 0, 1)
-                dx, dy = UNIT[str(scene.rng.choice(["up", "down"]))]
+                dx, dy = UNIT["up" if y0 > scene.height / 2 else "down"]  # towards the middle
                 dist = scene.rng.uniform(0.15, 0.25) * scene.height
                 x, y = x0 + dx * dist * u, y0 + dy * dist * u
             scene.add(name, look, x, y, role="prop")

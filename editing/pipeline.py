@@ -1,0 +1,60 @@
+"""Edit pipelines declared in YAML: a list of op names or one-key mappings of op to params.
+
+    [reverse, {mirror: horizontal}, {speed: 2}, {zoom_in: {subject: main, margin: 0.2}}]
+
+A file may hold one pipeline (a list) or named variants (a mapping of name to list).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from tempogen.editing.clip import Clip, EditError
+from tempogen.editing.ops import Op, make_op
+
+
+def parse_pipeline(spec: Any, where: str = "pipeline") -> list[Op]:
+    """Ops from a parsed list; errors name the position and the op."""
+    if not isinstance(spec, list):
+        raise EditError(f"{where}: expected a list of ops, got {type(spec).__name__}")
+    ops = []
+    for i, item in enumerate(spec):
+        if isinstance(item, str):
+            name, params = item, None
+        elif isinstance(item, dict) and len(item) == 1:
+            name, params = next(iter(item.items()))
+        else:
+            raise EditError(f"{where}[{i}]: expected an op name or a one-key mapping, got {item!r}")
+        try:
+            ops.append(make_op(str(name), params))
+        except EditError as exc:
+            raise EditError(f"{where}[{i}]: {exc}") from None
+    return ops
+
+
+def load_pipelines(path: str | os.PathLike[str]) -> dict[str, list[Op]]:
+    """Named pipelines from a YAML file (a bare list is named after the file)."""
+    p = Path(path)
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise EditError(f"{p}: cannot read pipeline: {exc.strerror or exc}") from exc
+    except yaml.YAMLError as exc:
+        raise EditError(f"{p}: not valid YAML: {exc}") from exc
+    if isinstance(data, list):
+        return {p.stem: parse_pipeline(data, str(p))}
+    if isinstance(data, dict) and data:
+        return {str(k): parse_pipeline(v, f"{p}: {k}") for k, v in data.items()}
+    raise EditError(f"{p}: expected a list of ops or a mapping of variant name to list")
+
+
+def run_pipeline(clip: Clip, ops: Sequence[Op]) -> Clip:
+    """Apply ops in order."""
+    for op in ops:
+        clip = op(clip)
+    return clip
