@@ -24,6 +24,7 @@ class BuildSummary:
     frames: int
     seconds: float
     per_task: dict[str, int]
+    variants: int = 0
 
     @property
     def frames_per_second(self) -> float:
@@ -77,6 +78,8 @@ def build_dataset(
     finally:
         if bar is not None:
             bar.close()
+    variants = _variants(rows, out, cfg, jobs or os.cpu_count() or 1, progress)
+    rows = rows + variants
     seconds = time.perf_counter() - start
     write_jsonl(out / MANIFEST, rows)
     write_json(out / "config.json", cfg.to_json())
@@ -85,7 +88,35 @@ def build_dataset(
     per_task: dict[str, int] = {}
     for r in rows:
         per_task[r["task"]] = per_task.get(r["task"], 0) + 1
-    return BuildSummary(out, len(rows), total_frames, seconds, per_task)
+    return BuildSummary(out, len(rows), total_frames, seconds, per_task, len(variants))
+
+
+def _variants(
+    rows: list[dict[str, Any]], out: Path, cfg: DatasetConfig, jobs: int, progress: bool
+) -> list[dict[str, Any]]:
+    """Edited variants of a share of the clips (each the first of its edits that certifies)."""
+    from tempogen.builders.variants import build_variants
+
+    if cfg.variants.share <= 0:
+        return []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        n = int(cfg.variants.share * len(rows) + 0.5)
+        bar = tqdm(total=n, unit="clip", desc="editing variants", dynamic_ncols=True)
+    try:
+        return build_variants(
+            rows,
+            out,
+            cfg.variants.share,
+            cfg.seed,
+            jobs,
+            on_done=(lambda r: bar.update(1)) if bar else None,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _progress(n: int, frames: int, enabled: bool) -> Any:

@@ -144,7 +144,7 @@ def pixel_labels(
             arr[idx] = v
             full_states[key] = arr
         tracks.append(tr.with_states(**full_states))
-    return labels.with_tracks(tuple(tracks))
+    return labels.with_tracks(tuple(tracks), meta={**labels.meta, "measured": True})
 
 
 def _fill(v: np.ndarray) -> np.ndarray:

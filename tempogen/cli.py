@@ -15,7 +15,10 @@ def _generate(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     summary = build_dataset(cfg, args.out, jobs=args.jobs, progress=not args.quiet)
     tasks = ", ".join(f"{k} {v}" for k, v in summary.per_task.items())
-    print(f"wrote {summary.clips} clips ({summary.frames:,} frames) to {summary.out_dir}: {tasks}")
+    print(
+        f"wrote {summary.clips} clips ({summary.variants} edited variants; "
+        f"{summary.frames:,} frames rendered) to {summary.out_dir}: {tasks}"
+    )
     print(
         f"manifest: {summary.out_dir / 'manifest.jsonl'}; TOMATO layout: {summary.out_dir / 'tomato'}"
     )
@@ -33,6 +36,52 @@ def _motions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _edit(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tempogen.builders.variants import Variant, edit_row
+    from tempogen.editing import load_pipelines
+    from tempogen.io import read_jsonl, write_jsonl
+
+    manifest = Path(args.manifest)
+    rows = read_jsonl(manifest)
+    pipelines = load_pipelines(args.pipeline)
+    out = Path(args.out)
+    written = []
+    for row in rows:
+        for name, ops in pipelines.items():
+            written.append(
+                edit_row(
+                    row, manifest.parent, Variant(name, tuple(ops)), out, require_certificate=False
+                )
+            )
+    write_jsonl(out / "manifest.jsonl", written)
+    print(f"wrote {len(written)} edited clips to {out} (manifest: {out / 'manifest.jsonl'})")
+    return 0
+
+
+def _audit_verify(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from tempogen.builders.verify import verify_manifest
+
+    bar = tqdm(unit="clip", desc="verifying from pixels", disable=args.quiet, dynamic_ncols=True)
+    try:
+        report = verify_manifest(
+            args.manifest, sample=args.sample, jobs=args.jobs or 1, on_done=bar.update
+        )
+    finally:
+        bar.close()
+    for v in report.disagreements:
+        print(
+            f"DISAGREE {v.id}: manifest says {v.expected!r}, pixels say {v.seen!r} {v.detail}".rstrip()
+        )
+    if report.skipped:
+        print(f"skipped {report.skipped} rows without per-frame labels")
+    print(f"verified {report.agreed}/{report.checked} ({report.percent:.1f}%)")
+    return 0 if report.checked and report.percent >= args.min else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tempogen", description=__doc__.split("\n")[0] if __doc__ else None
@@ -48,6 +97,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     g.set_defaults(func=_generate)
+    e = sub.add_parser("edit", help="apply YAML edit pipelines to every clip of a manifest")
+    e.add_argument(
+        "--manifest", required=True, help="input manifest (JSONL); videos relative to it"
+    )
+    e.add_argument("--pipeline", required=True, help="YAML: a list of ops, or variant name -> list")
+    e.add_argument("--out", required=True, help="output folder for edited clips and their manifest")
+    e.set_defaults(func=_edit)
+    a = sub.add_parser("audit", help="check a dataset")
+    asub = a.add_subparsers(dest="audit", required=True)
+    v = asub.add_parser("verify", help="re-derive every simulated answer from the video's pixels")
+    v.add_argument("--manifest", required=True, help="manifest (JSONL) to verify")
+    v.add_argument(
+        "--min",
+        type=float,
+        default=99.0,
+        help="agreement %% needed to exit 0 (default %(default)s)",
+    )
+    v.add_argument(
+        "--sample", type=int, default=None, help="verify an evenly spread sample of N rows"
+    )
+    v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
+    v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    v.set_defaults(func=_audit_verify)
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
     m.set_defaults(func=_motions)
     return p

@@ -40,6 +40,13 @@ class EncodeConfig:
 
 
 @dataclass(frozen=True)
+class VariantsConfig:
+    """Edited variants (counterfactual, zoom, composite) added for a share of the clips."""
+
+    share: float = 0.25
+
+
+@dataclass(frozen=True)
 class DatasetConfig:
     """Everything that determines a generated dataset (with the code version)."""
 
@@ -53,6 +60,7 @@ class DatasetConfig:
     plugins: tuple[str, ...] = ()
     style: StyleConfig = field(default_factory=StyleConfig)
     encode: EncodeConfig = field(default_factory=EncodeConfig)
+    variants: VariantsConfig = field(default_factory=VariantsConfig)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -187,6 +195,10 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
                 f"unknown preset {enc['preset']!r}; known: {', '.join(presets)}",
             )
         ekw["preset"] = enc["preset"]
+    var = _section(src, "variants", data.get("variants"))
+    _check_keys(src, "variants.", var, VariantsConfig)
+    if "share" in var:
+        kw["variants"] = VariantsConfig(_number(src, "variants.share", var["share"], float, 0, 1))
     kw["style"] = StyleConfig(**{**asdict(base.style), **skw})
     kw["encode"] = EncodeConfig(**{**asdict(base.encode), **ekw})
     cfg = DatasetConfig(**{**{f.name: getattr(base, f.name) for f in fields(base)}, **kw})

@@ -9,9 +9,18 @@ from tempogen.video import VideoError
 
 
 def _user_errors() -> tuple[type[BaseException], ...]:
+    from tempogen.editing.clip import EditError
     from tempogen.generators.motion import GenerationError
 
-    return (ConfigError, OutputError, VideoError, GenerationError, FileNotFoundError)
+    return (
+        ConfigError,
+        OutputError,
+        VideoError,
+        GenerationError,
+        EditError,
+        FileNotFoundError,
+        ValueError,
+    )
 
 
 USER_ERRORS = _user_errors()

@@ -228,8 +228,10 @@ def onset(labels: Labels, idx: np.ndarray, track: Track, kind: str) -> int | Non
     if kind == "lit":
         on = track.lit[idx] & track.visible[idx]
     else:
+        # exact states move from the first frame on; states measured from pixels jitter
+        tol, turn_tol = (1.5, 3.0) if labels.meta.get("measured") else (0.05, 0.05)
         moved = np.hypot(track.x[idx] - track.x[idx[0]], track.y[idx] - track.y[idx[0]])
-        on = (moved > 0.05) | (np.abs(track.angle[idx] - track.angle[idx[0]]) > 0.05)
+        on = (moved > tol) | (np.abs(track.angle[idx] - track.angle[idx[0]]) > turn_tol)
     hits = np.flatnonzero(on)
     return int(hits[0]) if len(hits) else None
 
