@@ -6,6 +6,7 @@ names the file and the field (``configs/x.yaml: style.distractors: ...``).
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -88,6 +89,8 @@ def _number(
         or (kind is int and not isinstance(v, int))
     ):
         raise _fail(src, path, f"expected {kind.__name__}, got {v!r}")
+    if not math.isfinite(v):
+        raise _fail(src, path, f"must be a finite number, got {v!r}")
     if lo is not None and v < lo:
         raise _fail(src, path, f"must be >= {lo}, got {v!r}")
     if hi is not None and v > hi:
@@ -228,6 +231,8 @@ def load_config(path: str | os.PathLike[str]) -> DatasetConfig:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:
         raise ConfigError(f"{p}: cannot read config: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from exc
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

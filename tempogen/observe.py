@@ -218,7 +218,7 @@ def frequency(labels: Labels, idx: np.ndarray) -> str | None:
         return "increasing"
     if ratio <= 1 / FREQ_RATIO and np.all(np.diff(gaps) >= -slack):
         return "decreasing"
-    if 1 / CONST_FREQ <= ratio <= CONST_FREQ:
+    if np.all(np.abs(gaps - gaps.mean()) <= max((CONST_FREQ - 1) * gaps.mean(), slack)):
         return "constant"
     return None
 
