@@ -8,7 +8,6 @@ declared facts (``rotation: [clockwise]``), which go through the label algebra.
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -20,6 +19,7 @@ import numpy as np
 from tempogen import observe
 from tempogen.editing import Clip, EditError, concat, run_pipeline
 from tempogen.editing.ops import Op, Reverse
+from tempogen.generators.build import certificate_json, labels_json, reusable_record
 from tempogen.generators.motion import SAMPLES, certify, get_motion
 from tempogen.io import content_hash, dumps, write_text
 from tempogen.labels import Labels, Query
@@ -154,7 +154,7 @@ def edit_row(
     record = out_dir / "clips" / f"{vid}.json"
     video_rel = f"videos/{vid}.mp4"
     sheet = out_dir / "sheets" / f"{vid}.png"
-    cached = _cached(record, out_dir / video_rel, sheet, spec_hash)
+    cached = reusable_record(record, out_dir / video_rel, sheet, spec_hash)
     if cached is not None:
         return cached
     clip = variant.apply(load_clip(row, manifest_dir))
@@ -177,19 +177,13 @@ def edit_row(
     flags.update({k: int(v) for k, v in (row.get("variation") or {}).items() if k in flags})
     for v in clip.variation:
         flags[v] = 1
-    labels_json: Any
-    if clip.labels is not None:
-        from tempogen.generators.build import labels_json as _labels_json
-
-        labels_json = _labels_json(clip.labels)
-    else:
-        labels_json = clip.facts
+    new_labels = labels_json(clip.labels) if clip.labels is not None else clip.facts
     new = {
         **{k: v for k, v in row.items() if k not in ("certificate",)},
         **q,
         "id": vid,
         "video": video_rel,
-        "labels": labels_json,
+        "labels": new_labels,
         "variation": flags,
         "source": row["id"],
         "edits": list(row.get("edits") or []) + variant.describe(),
@@ -202,31 +196,9 @@ def edit_row(
         "height": clip.size[1],
     }
     if cert is not None:
-        new["certificate"] = {
-            "frames": SAMPLES,
-            "sampled": _plain(cert.sampled),
-            "first_frame_only": _plain(cert.first_only),
-            "last_frame_only": _plain(cert.last_only),
-            "max_turn_per_sample": round(cert.max_turn, 2),
-        }
+        new["certificate"] = certificate_json(cert)
     write_text(record, dumps(new) + "\n")
     return new
-
-
-def _plain(v: Any) -> Any:
-    return [_plain(x) for x in v] if isinstance(v, tuple | list) else v
-
-
-def _cached(record: Path, video: Path, sheet: Path, spec_hash: str) -> dict[str, Any] | None:
-    if not (record.is_file() and video.is_file() and sheet.is_file()):
-        return None
-    try:
-        row = json.loads(record.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if row.get("spec_hash") != spec_hash or row.get("video_sha256") != sha256_file(video):
-        return None
-    return row
 
 
 def default_variants() -> list[Variant]:

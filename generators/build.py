@@ -20,6 +20,7 @@ from tempogen import __version__, observe
 from tempogen.config import DatasetConfig
 from tempogen.generators.motion import (
     SAMPLES,
+    Certificate,
     Motion,
     Style,
     certify,
@@ -170,6 +171,17 @@ def question_fields(
     }
 
 
+def certificate_json(cert: Certificate) -> dict[str, Any]:
+    """A certificate as stored in the manifest."""
+    return {
+        "frames": SAMPLES,
+        "sampled": _jsonable(cert.sampled),
+        "first_frame_only": _jsonable(cert.first_only),
+        "last_frame_only": _jsonable(cert.last_only),
+        "max_turn_per_sample": round(cert.max_turn, 2),
+    }
+
+
 def labels_json(labels: Labels) -> dict[str, Any]:
     """Labels as stored in the manifest: states, query, and every fact derived from them."""
     d = labels.to_json()
@@ -187,7 +199,7 @@ def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
     video_rel = f"videos/{spec.id}.mp4"
     video_path = out_dir / video_rel
     sheet_path = out_dir / "sheets" / f"{spec.id}.png"
-    reused = _reusable(record_path, video_path, sheet_path, spec.hash)
+    reused = reusable_record(record_path, video_path, sheet_path, spec.hash)
     if reused is not None:
         return reused
 
@@ -228,19 +240,15 @@ def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
         "width": spec.width,
         "height": spec.height,
         "note": "",
-        "certificate": {
-            "frames": SAMPLES,
-            "sampled": _jsonable(cert.sampled),
-            "first_frame_only": _jsonable(cert.first_only),
-            "last_frame_only": _jsonable(cert.last_only),
-            "max_turn_per_sample": round(cert.max_turn, 2),
-        },
+        "certificate": certificate_json(cert),
     }
     write_text(record_path, dumps(row) + "\n")
     return row
 
 
-def _reusable(record: Path, video: Path, sheet: Path, spec_hash: str) -> dict[str, Any] | None:
+def reusable_record(
+    record: Path, video: Path, sheet: Path, spec_hash: str
+) -> dict[str, Any] | None:
     """A finished clip's record if its spec hash matches and its files are intact."""
     import json
 
