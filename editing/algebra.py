@@ -26,6 +26,7 @@ SWAP_TREND = {
     "increasing": "decreasing",
     "decreasing": "increasing",
 }
+KNOWN = ("direction", "rotation", "speed", "frequency", "count", "trajectory", "order")
 CLOCKWISE_TURN = {"right": "down", "down": "left", "left": "up", "up": "right"}
 
 
@@ -170,11 +171,22 @@ def facts_ramp(facts: dict[str, Any], start: float, end: float) -> dict[str, Any
                 out[k] = v
             else:
                 raise _refuse(
-                    "speed_ramp", k, f"a {v} motion under a {'rising' if up else 'falling'} rate"
+                    "speed_ramp", k, f"{v} motion under a {'rising' if up else 'falling'} rate"
                 )
         else:
             out[k] = v
     return out
+
+
+def facts_speed(facts: dict[str, Any], factor: float) -> dict[str, Any]:
+    """A uniform rate change keeps every trend and sequence; speeding up drops frames, which
+    can hide a brief event or alias a fast turn, so counts and rotations then refuse."""
+    for k in facts:
+        if k not in KNOWN:
+            raise _refuse(f"speed x{factor:g}", k, "no rule for this label")
+        if factor > 1 and k in ("count", "frequency", "rotation"):
+            raise _refuse(f"speed x{factor:g}", k, "dropped frames may hide events or alias a turn")
+    return dict(facts)
 
 
 def facts_loop(facts: dict[str, Any], times: int) -> dict[str, Any]:

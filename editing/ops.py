@@ -32,11 +32,8 @@ class Op:
     def __call__(self, clip: Clip) -> Clip:
         out = self.apply(clip)
         record = {"op": self.name, **asdict(self)}  # type: ignore[call-overload]
-        flags = (
-            clip.variation
-            if self.variation in clip.variation
-            else clip.variation + (self.variation,)
-        )
+        keep = not self.variation or self.variation in clip.variation
+        flags = clip.variation if keep else clip.variation + (self.variation,)
         return out.evolve(edits=clip.edits + (record,), variation=flags)
 
     def apply(self, clip: Clip) -> Clip:
@@ -94,14 +91,11 @@ class Speed(_TimeOp):
     def select(self, clip: Clip) -> np.ndarray:
         n = clip.num_frames
         m = int(math.floor((n - 1) / self.factor)) + 1
-        return np.minimum(np.round(np.arange(m) * self.factor).astype(int), n - 1)
+        # floor, not round: slow motion holds every frame equally long (no 2-1-3 judder)
+        return np.minimum(np.floor(np.arange(m) * self.factor + 1e-9).astype(int), n - 1)
 
     def facts(self, facts: dict[str, Any]) -> dict[str, Any]:
-        return algebra.facts_unchanged(
-            facts,
-            self.name,
-            ("direction", "rotation", "speed", "frequency", "count", "trajectory", "order"),
-        )
+        return algebra.facts_speed(facts, self.factor)
 
 
 @dataclass(frozen=True)
@@ -128,7 +122,8 @@ class SpeedRamp(_TimeOp):
         return np.array(out, dtype=int)
 
     def facts(self, facts: dict[str, Any]) -> dict[str, Any]:
-        return algebra.facts_ramp(facts, self.start, self.end)
+        ramped = algebra.facts_ramp(facts, self.start, self.end)
+        return algebra.facts_speed(ramped, max(self.start, self.end))
 
 
 @dataclass(frozen=True)
@@ -138,6 +133,7 @@ class Trim(_TimeOp):
     start: float = 0.0
     end: float | None = None
     name: ClassVar[str] = "trim"
+    variation: ClassVar[str] = ""  # a cut is neither counterfactual, composite nor zoom
 
     def select(self, clip: Clip) -> np.ndarray:
         a = int(round(self.start * clip.fps))
@@ -257,6 +253,13 @@ class Crop(_SpaceOp):
     size: tuple[int, int] | None = None
     name: ClassVar[str] = "crop"
     variation: ClassVar[str] = ZOOM
+
+    def __post_init__(self) -> None:
+        # YAML gives lists; keep the op frozen, hashable and equal to its tuple twin
+        if isinstance(self.box, list):
+            object.__setattr__(self, "box", tuple(self.box))
+        if isinstance(self.size, list):
+            object.__setattr__(self, "size", tuple(self.size))
 
     def maps(self, clip: Clip) -> tuple[np.ndarray, tuple[int, int]]:
         w, h = clip.size

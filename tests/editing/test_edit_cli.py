@@ -1,0 +1,156 @@
+"""End to end through the command line: ``tempogen edit`` on an external clip, and
+``tempogen audit verify`` on a freshly generated dataset (with one answer corrupted)."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tempogen import observe
+from tempogen.builders.pixels import pixel_labels
+from tempogen.editing import Mirror, Reverse, run_pipeline
+from tempogen.generators.motion import SAMPLES
+from tempogen.video import probe, read_video, write_video
+
+REPO = Path(__file__).resolve().parents[2]
+QUESTION = "Which direction(s) does the square rotate in?"
+PIPELINES = (
+    "{rev: [reverse], mirror: [{mirror: horizontal}], both: [reverse, {mirror: horizontal}]}\n"
+)
+
+
+def tempogen(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def _write_jsonl(path: Path, rows: list[dict]) -> None:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+
+
+def _read_jsonl(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.slow
+def test_edit_external_clip(tmp_path, generated) -> None:
+    spin = generated("spin", "cw")
+    src = tmp_path / "in"
+    src.mkdir()
+    # a user's recording: just a video, no per-frame tracks, and a declared answer
+    write_video(src / "ext1.mp4", spin.to_array(), spin.fps)
+    row = {
+        "id": "ext1",
+        "video": "ext1.mp4",
+        "task": "rotation",
+        "fact": "rotation",
+        "question": QUESTION,
+        "labels": {"rotation": ["clockwise"]},
+    }
+    _write_jsonl(src / "manifest.jsonl", [row])
+    (src / "edits.yaml").write_text(PIPELINES, encoding="utf-8")
+    out = tmp_path / "out"
+
+    res = tempogen(
+        "edit", "--manifest", src / "manifest.jsonl", "--pipeline", src / "edits.yaml", "--out", out
+    )
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.strip().startswith("wrote 3 edited clips to")
+
+    rows = {r["id"]: r for r in _read_jsonl(out / "manifest.jsonl")}
+    assert sorted(rows) == ["ext1~both", "ext1~mirror", "ext1~rev"]
+    expected = {
+        "ext1~rev": (["ccw"], "Counter-clockwise throughout."),
+        "ext1~mirror": (["ccw"], "Counter-clockwise throughout."),
+        "ext1~both": (["cw"], "Clockwise throughout."),
+    }
+    ops = {"ext1~rev": [Reverse()], "ext1~mirror": [Mirror()], "ext1~both": [Reverse(), Mirror()]}
+    for rid, (rotation, text) in expected.items():
+        r = rows[rid]
+        assert r["labels"] == {"rotation": rotation}
+        assert r["answer_text"] == text
+        assert r["options"][r["answer"]] == text
+        assert r["answer_key"] == rotation[0]
+        assert r["question"] == QUESTION and r["source"] == "ext1"
+        assert r["variation"]["counterfactual"] == 1
+        video = out / r["video"]
+        info = probe(video)
+        assert (info.num_frames, info.width, info.height) == (spin.num_frames, *spin.size)
+        assert r["num_frames"] == spin.num_frames
+        # the written pixels show what the new label says (tracked with the source's colours)
+        moved = run_pipeline(spin, ops[rid]).labels
+        idx = observe.uniform_indices(info.num_frames, SAMPLES)
+        seen = observe.answer(pixel_labels(read_video(video, idx), moved, idx, rotation=True), idx)
+        assert list(seen) == rotation, rid
+
+
+@pytest.mark.slow
+def test_edit_refuses_labels_it_cannot_transform(tmp_path, tiny_frames_ref) -> None:
+    write_video(tmp_path / "ext2.mp4", tiny_frames_ref, 4.0)
+    row = {"id": "ext2", "video": "ext2.mp4", "labels": {"order": [["a"], ["b"]]}}
+    _write_jsonl(tmp_path / "m.jsonl", [row])
+    (tmp_path / "p.yaml").write_text("[reverse]\n", encoding="utf-8")
+    out = tmp_path / "out"
+
+    res = tempogen(
+        "edit", "--manifest", tmp_path / "m.jsonl", "--pipeline", tmp_path / "p.yaml", "--out", out
+    )
+    assert res.returncode == 2
+    lines = res.stderr.strip().splitlines()
+    assert len(lines) == 1, res.stderr
+    assert lines[0].startswith("tempogen: error: reverse: cannot transform label 'order' soundly")
+    assert not (out / "manifest.jsonl").exists()
+    assert not list(out.glob("videos/*.mp4"))
+
+
+@pytest.fixture(scope="module")
+def tiny_dataset(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("tiny") / "ds"
+    res = tempogen("generate", "--config", "configs/tiny.yaml", "--out", out, "-j", "2", "-q")
+    assert res.returncode == 0, res.stderr
+    return out
+
+
+@pytest.mark.slow
+def test_audit_verify_agrees(tiny_dataset) -> None:
+    rows = _read_jsonl(tiny_dataset / "manifest.jsonl")
+    res = tempogen(
+        "audit", "verify", "--manifest", tiny_dataset / "manifest.jsonl", "-j", "2", "-q"
+    )
+    assert res.returncode == 0, res.stdout + res.stderr
+    assert "DISAGREE" not in res.stdout
+    last = res.stdout.strip().splitlines()[-1]
+    m = re.fullmatch(r"verified (\d+)/(\d+) \(100\.0%\)", last)
+    assert m and m.group(1) == m.group(2) == str(len(rows)), last
+
+
+@pytest.mark.slow
+def test_audit_verify_finds_a_wrong_answer(tiny_dataset) -> None:
+    rows = _read_jsonl(tiny_dataset / "manifest.jsonl")
+    victim = next(r for r in rows if "tracks" in r["labels"] and len(r["option_keys"]) > 1)
+    right = victim["answer_key"]
+    wrong = next(k for k in victim["option_keys"] if k != right)
+    bad = [dict(r, answer_key=wrong) if r["id"] == victim["id"] else r for r in rows]
+    path = tiny_dataset / "corrupt.jsonl"  # beside the original: videos resolve the same
+    _write_jsonl(path, bad)
+
+    res = tempogen("audit", "verify", "--manifest", path, "--min", "100", "-j", "2", "-q")
+    assert res.returncode == 1
+    out = res.stdout.strip().splitlines()
+    assert out[0] == f"DISAGREE {victim['id']}: manifest says {wrong!r}, pixels say {right!r}"
+    assert [line for line in out if line.startswith("DISAGREE")] == out[:1]
+    n = len(rows)
+    assert out[-1] == f"verified {n - 1}/{n} ({100 * (n - 1) / n:.1f}%)"
+
+    lenient = tempogen("audit", "verify", "--manifest", path, "--min", "90", "-j", "2", "-q")
+    assert lenient.returncode == 0
