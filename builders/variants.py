@@ -9,6 +9,7 @@ declared facts (``rotation: [clockwise]``), which go through the label algebra.
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,7 +20,12 @@ import numpy as np
 from tempogen import observe
 from tempogen.editing import Clip, EditError, concat, run_pipeline
 from tempogen.editing.ops import Op, Reverse
-from tempogen.generators.build import certificate_json, labels_json, reusable_record
+from tempogen.generators.build import (
+    certificate_json,
+    discard_on_error,
+    labels_json,
+    reusable_record,
+)
 from tempogen.generators.motion import SAMPLES, certify, get_motion
 from tempogen.io import content_hash, dumps, write_text
 from tempogen.labels import Labels, Query
@@ -171,33 +177,37 @@ def edit_row(
         q = _question_fields(row, clip, rng)
     except ValueError as exc:
         raise VariantRejected(f"{vid}: {exc}") from exc
-    clip.write(out_dir / video_rel)
-    sheet_from_video(out_dir / video_rel, sheet)
-    flags = dict.fromkeys(VARIATION_KEYS, 0)
-    flags.update({k: int(v) for k, v in (row.get("variation") or {}).items() if k in flags})
-    for v in clip.variation:
-        flags[v] = 1
-    new_labels = labels_json(clip.labels) if clip.labels is not None else clip.facts
-    new = {
-        **{k: v for k, v in row.items() if k not in ("certificate",)},
-        **q,
-        "id": vid,
-        "video": video_rel,
-        "labels": new_labels,
-        "variation": flags,
-        "source": row["id"],
-        "edits": list(row.get("edits") or []) + variant.describe(),
-        "spec": spec,
-        "spec_hash": spec_hash,
-        "video_sha256": sha256_file(out_dir / video_rel),
-        "num_frames": clip.num_frames,
-        "fps": clip.fps,
-        "width": clip.size[0],
-        "height": clip.size[1],
-    }
-    if cert is not None:
-        new["certificate"] = certificate_json(cert)
-    write_text(record, dumps(new) + "\n")
+    # as in generation: the video takes its final name only after its record is written
+    partial = out_dir / "videos" / f".{vid}.mp4.partial"
+    with discard_on_error(partial):
+        clip.write(partial)
+        sheet_from_video(partial, sheet)
+        flags = dict.fromkeys(VARIATION_KEYS, 0)
+        flags.update({k: int(v) for k, v in (row.get("variation") or {}).items() if k in flags})
+        for v in clip.variation:
+            flags[v] = 1
+        new_labels = labels_json(clip.labels) if clip.labels is not None else clip.facts
+        new = {
+            **{k: v for k, v in row.items() if k not in ("certificate",)},
+            **q,
+            "id": vid,
+            "video": video_rel,
+            "labels": new_labels,
+            "variation": flags,
+            "source": row["id"],
+            "edits": list(row.get("edits") or []) + variant.describe(),
+            "spec": spec,
+            "spec_hash": spec_hash,
+            "video_sha256": sha256_file(partial),
+            "num_frames": clip.num_frames,
+            "fps": clip.fps,
+            "width": clip.size[0],
+            "height": clip.size[1],
+        }
+        if cert is not None:
+            new["certificate"] = certificate_json(cert)
+        write_text(record, dumps(new) + "\n")
+        os.replace(partial, out_dir / video_rel)
     return new
 
 
@@ -267,11 +277,9 @@ def build_variants(
             if r is not None:
                 results.append(r)
         return results
-    import multiprocessing as mp
+    from tempogen.generators.build import process_pool
 
-    from tempogen.generators.build import _worker_init
-
-    with mp.get_context("fork").Pool(jobs, initializer=_worker_init) as pool:
+    with process_pool(jobs) as pool:
         for r in pool.imap(build_variant, args, chunksize=1):
             if on_done:
                 on_done(r)

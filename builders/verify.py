@@ -105,12 +105,10 @@ def verify_manifest(
             if on_done:
                 on_done()
     else:
-        import multiprocessing as mp
-
-        from tempogen.generators.build import _worker_init
+        from tempogen.generators.build import process_pool
 
         results = []
-        with mp.get_context("fork").Pool(jobs, initializer=_worker_init) as pool:
+        with process_pool(jobs) as pool:
             for r in pool.imap(_verify, args, chunksize=2):
                 results.append(r)
                 if on_done:

@@ -109,13 +109,22 @@ class Clip:
         return replace(self, **changes)
 
     # -- pixels ---------------------------------------------------------------------------
-    def _source_frames(self, wanted: np.ndarray) -> Iterator[tuple[int, np.ndarray]]:
-        """Yield (source index, RGB frame) for the wanted indices, in increasing order."""
-        want = set(int(i) for i in wanted)
-        last = max(want)
+    def _source_frames(self, wanted: np.ndarray, yuv: bool = False) -> Iterator[tuple[int, Any]]:
+        """Yield (source index, frame) for the wanted indices, in increasing order.
+
+        A frame is an RGB array, or with ``yuv`` a (Y, U, V) tuple of I420 planes. Either
+        may be a view into decoder memory or a reused buffer: it is valid only until the
+        next item is drawn. Frames that are not wanted are decoded but never converted.
+        """
+        want = np.zeros(int(wanted.max()) + 1, bool)
+        want[wanted] = True
+        last = len(want) - 1
+        w, h = self.source_size
+        conv = _I420Buffer(w, h) if yuv else None
         if isinstance(self.source, np.ndarray):
-            for i in sorted(want):
-                yield i, self.source[i]
+            for i in np.flatnonzero(want):
+                f = self.source[i]
+                yield int(i), conv.from_rgb(f) if conv is not None else f
             return
         with av.open(self.source) as c:
             s = c.streams.video[0]
@@ -123,15 +132,21 @@ class Clip:
             i = -1
             for frame in c.decode(s):
                 i += 1
-                if i in want:
-                    yield i, frame.to_ndarray(format="rgb24")
+                if want[i]:
+                    if conv is None:
+                        yield i, frame.to_ndarray(format="rgb24")
+                    else:
+                        yield (
+                            i,
+                            _i420_planes(frame) or conv.from_rgb(frame.to_ndarray(format="rgb24")),
+                        )
                 if i >= last:
                     break
         if i < last:
             raise VideoError(f"{self.source}: ended at frame {i}, edit needs frame {last}")
 
     def frames(self) -> Iterator[np.ndarray]:
-        """Output frames in order, each warped into a reused buffer."""
+        """Output frames in order (RGB), each warped into a reused buffer."""
         w, h = self.size
         out = np.zeros((h, w, 3), np.uint8)
         black = self.black if self.black is not None else np.zeros(self.num_frames, bool)
@@ -142,36 +157,191 @@ class Clip:
                 _warp(src, self.affine[j], out)
             yield out
 
-    def _ordered_sources(self) -> Iterator[tuple[int, np.ndarray]]:
-        """(output index, source frame) in output order, holding or spilling what must wait."""
+    def _i420_frames(self) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+        """Output frames in order as I420 planes (what the encoder takes), never RGB.
+
+        Decoded yuv420p frames are warped plane by plane: Y with the frame's map, U and V
+        with the same map expressed in chroma-sample coordinates. This skips the YUV->RGB
+        conversion after decoding and the RGB->YUV one before encoding. The planes yielded
+        may be views of the source or reused buffers, valid until the next one is drawn.
+        """
+        w, h = self.size
+        out = _I420Buffer(w, h)
+        black = self.black if self.black is not None else np.zeros(self.num_frames, bool)
+        blank = None
+        for j, src in self._ordered_sources(yuv=True):
+            if black[j]:
+                if blank is None:
+                    blank = _I420Buffer(w, h)
+                    for p, v in zip(blank.planes, _BLACK_I420, strict=True):
+                        p.fill(v)
+                yield blank.planes
+            else:
+                yield _warp_i420(src, self.affine[j], out.planes)
+
+    def _ordered_sources(self, yuv: bool = False) -> Iterator[tuple[int, Any]]:
+        """(output index, source frame) in output order, holding or spilling what must wait.
+
+        Only source frames the time map shows are kept; each is stored once however often
+        it is shown.
+        """
         index = self.index
         if np.all(np.diff(index) >= 0):
-            it = self._source_frames(index)
+            it = self._source_frames(index, yuv)
             cur_i, cur = next(it)
             for j, i in enumerate(index):
                 while cur_i < i:
                     cur_i, cur = next(it)
                 yield j, cur
             return
-        store = _FrameStore(self.source_size, len(set(index.tolist())))
+        w, h = self.source_size
+        shapes = [(h, w), (h // 2, w // 2), (h // 2, w // 2)] if yuv else [(h, w, 3)]
+        needed = np.unique(index)
+        store = _FrameStore(shapes, len(needed))
         try:
-            for i, f in self._source_frames(index):
-                store.put(i, f)
+            for i, f in self._source_frames(needed, yuv):
+                store.put(i, f if yuv else (f,))
             for j, i in enumerate(index):
-                yield j, store.get(int(i))
+                parts = store.get(int(i))
+                yield j, parts if yuv else parts[0]
         finally:
             store.close()
 
-    def write(self, path: str | os.PathLike[str], **encode: Any) -> int:
-        """Encode the edited clip to an mp4 (atomic); returns the frame count."""
+    def _can_write_i420(self) -> bool:
+        sw, sh = self.source_size
         w, h = self.size
+        return sw % 2 == 0 and sh % 2 == 0 and w % 2 == 0 and h % 2 == 0
+
+    def write(self, path: str | os.PathLike[str], **encode: Any) -> int:
+        """Encode the edited clip to an mp4 (atomic); returns the frame count.
+
+        ``encode`` goes to :class:`~tempogen.video.VideoWriter` (``crf``, ``preset``,
+        ``threads``); ``threads`` defaults to 0, letting x264 pick, since one edit at a time
+        should use the machine. Frames stay in YUV from decoder to encoder when the sizes
+        allow it (even dimensions, as yuv420p needs anyway).
+        """
+        w, h = self.size
+        encode.setdefault("threads", 0)
         with VideoWriter(path, self.fps, w, h, **encode) as vw:
-            for f in self.frames():
-                vw.write(f)
+            if self._can_write_i420():
+                for planes in self._i420_frames():
+                    vw.write_i420(planes)
+            else:
+                for f in self.frames():
+                    vw.write(f)
         return vw.frames_written
 
     def to_array(self) -> np.ndarray:
         return np.stack([f.copy() for f in self.frames()])
+
+
+# I420 (limited range) of RGB black, as cv2.COLOR_RGB2YUV_I420 (and so VideoWriter) makes it.
+_BLACK_I420 = tuple(
+    int(v) for v in cv2.cvtColor(np.zeros((2, 2, 3), np.uint8), cv2.COLOR_RGB2YUV_I420).ravel()[3:]
+)
+
+
+class _I420Buffer:
+    """One reusable I420 frame: a contiguous (h * 3 / 2, w) array and its plane views."""
+
+    def __init__(self, w: int, h: int) -> None:
+        self.w, self.h = w, h
+        self.data = np.empty((h * 3 // 2, w), np.uint8)
+        flat = self.data.reshape(-1)
+        n, q = w * h, (w // 2) * (h // 2)
+        self.planes = (
+            flat[:n].reshape(h, w),
+            flat[n : n + q].reshape(h // 2, w // 2),
+            flat[n + q : n + 2 * q].reshape(h // 2, w // 2),
+        )
+
+    def from_rgb(self, rgb: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        cv2.cvtColor(rgb, cv2.COLOR_RGB2YUV_I420, dst=self.data)
+        return self.planes
+
+
+def _i420_planes(frame: av.VideoFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Views of a decoded frame's planes when it is plain (limited-range) yuv420p, else None.
+
+    Other formats (full range, 4:2:2, 10-bit, ...) go through RGB as before.
+    """
+    if frame.format.name != "yuv420p" or frame.color_range == 2:  # 2: AVCOL_RANGE_JPEG
+        return None
+    out = []
+    for plane in frame.planes:
+        step = plane.line_size
+        if step < plane.width:
+            return None
+        a = np.frombuffer(plane, np.uint8).reshape(plane.height, step)
+        out.append(a[:, : plane.width])
+    return out[0], out[1], out[2]
+
+
+def _chroma_map(m: np.ndarray) -> np.ndarray:
+    """The luma-pixel map ``m`` as a map between chroma-sample coordinates of I420 planes.
+
+    Chroma sample ``c`` covers luma pixels ``2c`` and ``2c + 1`` (centred at ``2c + 0.5``,
+    as ``cv2.COLOR_RGB2YUV_I420`` averages them), so ``c' = A c + (t + A(0.5, 0.5) - 0.5) / 2``.
+    Flips and 90-degree turns of even-sized frames come out as exact index maps.
+    """
+    mc = m.astype(np.float64, copy=True)
+    mc[:, 2] = (m[:, 2] + m[:, :2] @ np.array([0.5, 0.5]) - 0.5) / 2
+    return mc
+
+
+def _warp_plane(src: np.ndarray, m: np.ndarray, out: np.ndarray, fill: int) -> np.ndarray:
+    """Warp one 8-bit plane by the 2x3 map ``m`` into ``out``; returns the result, which for
+    an exact crop is a view of ``src`` (no copy). Flips and integer shifts are exact."""
+    h, w = out.shape
+    sh, sw = src.shape
+    lin = m[:, :2]
+    if (
+        abs(lin[0, 1]) < 1e-12
+        and abs(lin[1, 0]) < 1e-12
+        and abs(abs(lin[0, 0]) - 1) < 1e-12
+        and abs(abs(lin[1, 1]) - 1) < 1e-12
+    ):
+        tx, ty = m[0, 2], m[1, 2]
+        if abs(tx - round(tx)) < 1e-6 and abs(ty - round(ty)) < 1e-6:
+            fx, fy = lin[0, 0] < 0, lin[1, 1] < 0
+            # Output pixel (x, y) shows source (sx * (x - tx), sy * (y - ty)).
+            x0 = int(round(tx)) - (w - 1) if fx else -int(round(tx))
+            y0 = int(round(ty)) - (h - 1) if fy else -int(round(ty))
+            if 0 <= x0 and 0 <= y0 and x0 + w <= sw and y0 + h <= sh:
+                part = src[y0 : y0 + h, x0 : x0 + w]
+                if fx and fy:
+                    cv2.flip(part, -1, dst=out)
+                elif fx:
+                    cv2.flip(part, 1, dst=out)
+                elif fy:
+                    cv2.flip(part, 0, dst=out)
+                else:
+                    return part
+                return out
+    cv2.warpAffine(
+        src,
+        m,
+        (w, h),
+        dst=out,
+        flags=cv2.INTER_LINEAR,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=fill,
+    )
+    return out
+
+
+def _warp_i420(
+    src: tuple[np.ndarray, np.ndarray, np.ndarray],
+    m: np.ndarray,
+    out: tuple[np.ndarray, np.ndarray, np.ndarray],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Apply a 2x3 luma map to I420 planes; returns the planes to encode (``out`` or views)."""
+    mc = _chroma_map(m)
+    return (
+        _warp_plane(src[0], m, out[0], _BLACK_I420[0]),
+        _warp_plane(src[1], mc, out[1], _BLACK_I420[1]),
+        _warp_plane(src[2], mc, out[2], _BLACK_I420[2]),
+    )
 
 
 def _warp(src: np.ndarray, m: np.ndarray, out: np.ndarray) -> None:
@@ -204,34 +374,50 @@ def _warp(src: np.ndarray, m: np.ndarray, out: np.ndarray) -> None:
 
 class _FrameStore:
     """Source frames kept for an out-of-order time map: in memory up to the budget, else
-    in a temporary raw file, so reversing a long clip costs disk, not memory."""
+    in a temporary raw file, so reversing a long clip costs disk, not memory.
 
-    def __init__(self, size: tuple[int, int], count: int) -> None:
-        w, h = size
-        self.shape = (h, w, 3)
-        self.nbytes = h * w * 3
-        self.mem: dict[int, np.ndarray] | None = (
-            {} if count * self.nbytes <= MEMORY_BUDGET else None
-        )
-        self.offsets: dict[int, int] = {}
-        self.file = None if self.mem is not None else tempfile.TemporaryFile(prefix="tempogen-")
-        self.buf = np.empty(self.shape, np.uint8)
+    A frame is a tuple of arrays of fixed ``shapes`` (one RGB array, or three I420 planes).
+    In memory, all frames live in one arena allocated up front (touched only as it fills);
+    on disk, each frame is one contiguous record, read back into one reused buffer.
+    """
 
-    def put(self, i: int, frame: np.ndarray) -> None:
-        if self.mem is not None:
-            self.mem[i] = frame.copy()
+    def __init__(self, shapes: list[tuple[int, ...]], count: int) -> None:
+        self.shapes = [tuple(s) for s in shapes]
+        self.sizes = [math.prod(s) for s in self.shapes]
+        self.nbytes = sum(self.sizes)
+        self.slot: dict[int, int] = {}
+        self.in_memory = count * self.nbytes <= MEMORY_BUDGET
+        self.file = None if self.in_memory else tempfile.TemporaryFile(prefix="tempogen-")
+        self.data = np.empty((count if self.in_memory else 1, self.nbytes), np.uint8)
+        self.bytes_spilled = 0
+
+    def _views(self, row: np.ndarray) -> tuple[np.ndarray, ...]:
+        out, at = [], 0
+        for shape, size in zip(self.shapes, self.sizes, strict=True):
+            out.append(row[at : at + size].reshape(shape))
+            at += size
+        return tuple(out)
+
+    def put(self, i: int, parts: tuple[np.ndarray, ...]) -> None:
+        k = len(self.slot)
+        self.slot[i] = k
+        if self.in_memory:
+            for dst, src in zip(self._views(self.data[k]), parts, strict=True):
+                np.copyto(dst, src)
             return
         assert self.file is not None
-        self.offsets[i] = len(self.offsets) * self.nbytes
-        self.file.write(np.ascontiguousarray(frame).tobytes())
+        for src in parts:
+            self.file.write(memoryview(np.ascontiguousarray(src)).cast("B"))
+        self.bytes_spilled += self.nbytes
 
-    def get(self, i: int) -> np.ndarray:
-        if self.mem is not None:
-            return self.mem[i]
+    def get(self, i: int) -> tuple[np.ndarray, ...]:
+        k = self.slot[i]
+        if self.in_memory:
+            return self._views(self.data[k])
         assert self.file is not None
-        self.file.seek(self.offsets[i])
-        self.file.readinto(memoryview(self.buf).cast("B"))
-        return self.buf
+        self.file.seek(k * self.nbytes)
+        self.file.readinto(memoryview(self.data[0]))
+        return self._views(self.data[0])
 
     def close(self) -> None:
         if self.file is not None:

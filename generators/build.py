@@ -8,6 +8,7 @@ its spec hash, so a rerun after an interruption reuses it and redoes only the re
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -192,8 +193,6 @@ def labels_json(labels: Labels) -> dict[str, Any]:
 
 def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
     """Render, encode and record one clip (or reuse a finished one with the same spec hash)."""
-    from tempogen.builders.sheets import write_sheet
-
     out_dir = Path(out_dir)
     record_path = out_dir / "clips" / f"{spec.id}.json"
     video_rel = f"videos/{spec.id}.mp4"
@@ -202,6 +201,13 @@ def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
     reused = reusable_record(record_path, video_path, sheet_path, spec.hash)
     if reused is not None:
         return reused
+    return _render_new(spec, out_dir, video_path, video_rel, sheet_path, record_path)
+
+
+def _render_new(
+    spec: Spec, out_dir: Path, video_path: Path, video_rel: str, sheet_path: Path, record_path: Path
+) -> dict[str, Any]:
+    from tempogen.builders.sheets import write_sheet
 
     labels, bg_rng, opt_rng = spec_labels(spec)
     motion = get_motion(spec.motion)
@@ -209,40 +215,45 @@ def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
     comp = Compositor(labels, background)
     wanted = {int(i): k for k, i in enumerate(observe.uniform_indices(labels.num_frames, SAMPLES))}
     sampled: list[np.ndarray] = [None] * SAMPLES  # type: ignore[list-item]
-    with VideoWriter(
-        video_path, spec.fps, spec.width, spec.height, crf=spec.crf, preset=spec.preset
-    ) as vw:
-        for i in range(labels.num_frames):
-            frame = comp.frame(i)
-            vw.write(frame)
-            if i in wanted:
-                sampled[wanted[i]] = frame.copy()
-    write_sheet(sheet_path, np.stack(sampled), sorted(wanted))
+    # The clip's record is its commit: the video takes its final name only after the record
+    # is written, so a kill or a full disk never leaves a finished-looking video unrecorded.
+    partial = video_path.with_name(f".{video_path.name}.partial")
+    with discard_on_error(partial):
+        with VideoWriter(
+            partial, spec.fps, spec.width, spec.height, crf=spec.crf, preset=spec.preset
+        ) as vw:
+            for i in range(labels.num_frames):
+                frame = comp.frame(i)
+                vw.write(frame)
+                if i in wanted:
+                    sampled[wanted[i]] = frame.copy()
+        write_sheet(sheet_path, np.stack(sampled), sorted(wanted))
 
-    cert = certify(labels)
-    row: dict[str, Any] = {
-        "id": spec.id,
-        "video": video_rel,
-        "task": spec.task,
-        "generator": spec.motion,
-        "demonstration_type": "simulated",
-        **question_fields(motion, labels, spec.answer_key, opt_rng, spec.answer_pos),
-        "labels": labels_json(labels),
-        "variation": dict.fromkeys(VARIATION_KEYS, 0),
-        "source": None,
-        "edits": [],
-        "seed": spec.seed,
-        "spec": spec.to_json(),
-        "spec_hash": spec.hash,
-        "video_sha256": sha256_file(video_path),
-        "num_frames": labels.num_frames,
-        "fps": spec.fps,
-        "width": spec.width,
-        "height": spec.height,
-        "note": "",
-        "certificate": certificate_json(cert),
-    }
-    write_text(record_path, dumps(row) + "\n")
+        cert = certify(labels)
+        row: dict[str, Any] = {
+            "id": spec.id,
+            "video": video_rel,
+            "task": spec.task,
+            "generator": spec.motion,
+            "demonstration_type": "simulated",
+            **question_fields(motion, labels, spec.answer_key, opt_rng, spec.answer_pos),
+            "labels": labels_json(labels),
+            "variation": dict.fromkeys(VARIATION_KEYS, 0),
+            "source": None,
+            "edits": [],
+            "seed": spec.seed,
+            "spec": spec.to_json(),
+            "spec_hash": spec.hash,
+            "video_sha256": sha256_file(partial),
+            "num_frames": labels.num_frames,
+            "fps": spec.fps,
+            "width": spec.width,
+            "height": spec.height,
+            "note": "",
+            "certificate": certificate_json(cert),
+        }
+        write_text(record_path, dumps(row) + "\n")
+        os.replace(partial, video_path)
     return row
 
 
@@ -263,11 +274,36 @@ def reusable_record(
     return row
 
 
-def _worker_init() -> None:
+@contextlib.contextmanager
+def discard_on_error(path: Path) -> Iterator[None]:
+    """Remove ``path`` if the block fails, so no stray partial output outlives an error."""
+    try:
+        yield
+    except BaseException:
+        with contextlib.suppress(OSError):
+            path.unlink()
+        raise
+
+
+@contextlib.contextmanager
+def process_pool(jobs: int) -> Iterator[Any]:
+    """A fork pool whose workers run OpenCV single-threaded.
+
+    The thread count is set in the parent just before forking (and restored after): a child
+    that changes OpenCV's threads itself can deadlock on the pool state it inherited.
+    """
+    import multiprocessing as mp
+
     import cv2
 
+    before = cv2.getNumThreads()
     cv2.setNumThreads(1)
-    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    try:
+        pool = mp.get_context("fork").Pool(processes=jobs)
+    finally:
+        cv2.setNumThreads(before)
+    with pool:
+        yield pool
 
 
 def _render_star(args: tuple[Spec, Path]) -> dict[str, Any]:
@@ -293,11 +329,7 @@ def render_all(
 def _imap(specs: list[Spec], out_dir: Path, jobs: int) -> Iterator[dict[str, Any]]:
     args = [(s, out_dir) for s in specs]
     if jobs <= 1 or len(specs) <= 1:
-        _worker_init()
         yield from map(_render_star, args)
         return
-    import multiprocessing as mp
-
-    ctx = mp.get_context("fork")
-    with ctx.Pool(processes=min(jobs, len(specs)), initializer=_worker_init) as pool:
+    with process_pool(min(jobs, len(specs))) as pool:
         yield from pool.imap(_render_star, args, chunksize=1)

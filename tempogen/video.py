@@ -88,11 +88,61 @@ class VideoWriter:
                 f"expected ({self.height}, {self.width}, 3) uint8"
             )
         yuv = cv2.cvtColor(frame, cv2.COLOR_RGB2YUV_I420)
-        vf = av.VideoFrame.from_ndarray(yuv, format="yuv420p")
+        self._encode(av.VideoFrame.from_ndarray(yuv, format="yuv420p"))
+
+    def _encode(self, vf: av.VideoFrame) -> None:
+        """Encode and mux one frame; a failing write (a full disk) becomes a VideoError."""
         vf.pts = self.frames_written
-        for packet in self._stream.encode(vf):
-            self._container.mux(packet)
+        try:
+            for packet in self._stream.encode(vf):
+                self._container.mux(packet)
+        except (av.error.FFmpegError, OSError) as exc:
+            raise VideoError(
+                f"{self.path}: write failed at frame {self.frames_written}: {exc}"
+            ) from exc
         self.frames_written += 1
+
+    def write_i420(self, frame: np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
+        """Append one frame already in I420 (yuv420p, limited range, as ``write`` produces).
+
+        ``frame`` is either a ``(height * 3 // 2, width)`` uint8 array laid out as
+        ``cv2.COLOR_RGB2YUV_I420`` makes it (Y, then U, then V), or a ``(Y, U, V)`` tuple of
+        ``(height, width)``, ``(height // 2, width // 2)`` and ``(height // 2, width // 2)``
+        uint8 arrays (views with row strides are fine). The planes are copied once, into a
+        fresh encoder frame, so the caller may reuse its buffers as soon as this returns.
+        This skips ``write``'s RGB to YUV conversion for callers that work in YUV.
+        """
+        w, h = self.width, self.height
+        if isinstance(frame, np.ndarray):
+            if frame.shape != (h * 3 // 2, w) or frame.dtype != np.uint8:
+                raise VideoError(
+                    f"{self.path}: I420 frame {self.frames_written} is {frame.shape} "
+                    f"{frame.dtype}, expected ({h * 3 // 2}, {w}) uint8"
+                )
+            flat = frame.reshape(-1)
+            n, q = w * h, w * h // 4
+            planes = (
+                flat[:n].reshape(h, w),
+                flat[n : n + q].reshape(h // 2, w // 2),
+                flat[n + q :].reshape(h // 2, w // 2),
+            )
+        else:
+            planes = tuple(frame)
+            want = ((h, w), (h // 2, w // 2), (h // 2, w // 2))
+            if len(planes) != 3 or any(
+                p.shape != s or p.dtype != np.uint8 for p, s in zip(planes, want, strict=False)
+            ):
+                got = [(p.shape, str(p.dtype)) for p in planes]
+                raise VideoError(
+                    f"{self.path}: I420 frame {self.frames_written} has planes {got}, "
+                    f"expected uint8 {list(want)}"
+                )
+        vf = av.VideoFrame(w, h, "yuv420p")
+        for plane, src in zip(vf.planes, planes, strict=True):
+            ph, pw = src.shape
+            dst = np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)[:ph, :pw]
+            np.copyto(dst, src)
+        self._encode(vf)
 
     def close(self) -> None:
         """Flush the encoder and move the finished file into place."""
@@ -167,7 +217,8 @@ def read_frames(path: str | os.PathLike[str]) -> Iterator[np.ndarray]:
 
 def read_video(path: str | os.PathLike[str], indices: Iterable[int] | None = None) -> np.ndarray:
     """Decode a whole clip, or only the frames at ``indices``, as a (T, H, W, 3) array."""
-    want = None if indices is None else sorted(set(int(i) for i in indices))
+    order = None if indices is None else [int(i) for i in indices]
+    want = None if order is None else set(order)
     out: dict[int, np.ndarray] = {}
     frames = []
     for i, f in enumerate(read_frames(path)):
@@ -177,10 +228,10 @@ def read_video(path: str | os.PathLike[str], indices: Iterable[int] | None = Non
             out[i] = f
     if want is None:
         return np.stack(frames)
-    missing = [i for i in want if i not in out]
+    missing = sorted(i for i in want if i not in out)
     if missing:
         raise VideoError(f"{path}: frames {missing[:5]} are past the end of the video")
-    return np.stack([out[int(i)] for i in indices])  # type: ignore[union-attr]
+    return np.stack([out[i] for i in order])  # type: ignore[union-attr]
 
 
 def probe(path: str | os.PathLike[str]) -> VideoInfo:

@@ -42,7 +42,12 @@ class Glide(Motion):
             return
         heading = np.radians(scene.rng.choice([0, 45, 90, 135, 180, 225, 270, 315]))
         d = np.array([np.cos(heading), np.sin(heading)])
-        length = scene.rng.uniform(0.5, 0.75) * scene.height
+        room = min(
+            (extent - 2 * margin) / abs(c)
+            for extent, c in ((scene.width, d[0]), (scene.height, d[1]))
+            if abs(c) > 1e-9
+        )
+        length = scene.rng.uniform(0.6, 0.9) * min(room, 0.9 * scene.height)
         end = fit_start(
             np.array([[0, 0], d * length]), scene.width, scene.height, margin, scene.rng
         )

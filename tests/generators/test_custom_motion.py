@@ -81,7 +81,7 @@ def test_a_pattern_whose_states_contradict_its_answer_is_refused() -> None:
         MOTIONS.pop("liar_test", None)
 
 
-PLUGIN = '''
+PLUGIN = """
 import numpy as np
 from tempogen.generators.motion import Motion, Scene, register_motion
 
@@ -99,7 +99,7 @@ class Hop(Motion):
         y = scene.height / 2 + sign * 0.3 * scene.height * (scene.frames / (scene.n - 1) - 0.5)
         scene.add("subject", look, scene.width / 2, y)
         scene.ask(["subject"])
-'''
+"""
 
 
 def test_plugin_module_named_in_config_builds(tmp_path, monkeypatch) -> None:
@@ -112,8 +112,15 @@ def test_plugin_module_named_in_config_builds(tmp_path, monkeypatch) -> None:
     monkeypatch.syspath_prepend(str(tmp_path))
     try:
         cfg = config_from_dict(
-            {"plugins": ["hop_plugin"], "motions": ["hop_plugin_test"], "tasks": ["direction"],
-             "samples_per_task": 2, "size": [160, 90], "fps": 10, "duration": [3, 3]}
+            {
+                "plugins": ["hop_plugin"],
+                "motions": ["hop_plugin_test"],
+                "tasks": ["direction"],
+                "samples_per_task": 2,
+                "size": [160, 90],
+                "fps": 10,
+                "duration": [3, 3],
+            }
         )
         specs = plan(cfg)
         assert [s.motion for s in specs] == ["hop_plugin_test"] * 2

@@ -1,0 +1,190 @@
+"""config: the shipped configs load, and every wrong field is a ConfigError naming file and field."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tempogen.config import ConfigError, DatasetConfig, config_from_dict, load_config
+from tempogen.questions import TASKS
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize("name", ["default.yaml", "tiny.yaml"])
+def test_shipped_configs_load_with_their_values(name):
+    path = REPO / "configs" / name
+    raw = yaml.safe_load(path.read_text())
+    cfg = load_config(path)
+    base = DatasetConfig()
+    assert cfg.seed == raw["seed"]
+    assert cfg.size == tuple(raw["size"])
+    assert cfg.fps == float(raw["fps"]) and isinstance(cfg.fps, float)
+    assert cfg.duration == tuple(float(v) for v in raw["duration"])
+    assert cfg.samples_per_task == raw["samples_per_task"]
+    assert cfg.tasks == tuple(raw.get("tasks", base.tasks))
+    style = raw.get("style", {})
+    assert cfg.style.distractors == tuple(style.get("distractors", base.style.distractors))
+    assert cfg.style.misleading_text == style.get("misleading_text", base.style.misleading_text)
+    assert cfg.style.backgrounds == tuple(style.get("backgrounds", base.style.backgrounds))
+    enc = raw.get("encode", {})
+    assert cfg.encode.crf == enc.get("crf", base.encode.crf)
+    assert cfg.encode.preset == enc.get("preset", base.encode.preset)
+    var = raw.get("variants", {})
+    assert cfg.variants.share == var.get("share", base.variants.share)
+
+
+def test_default_config_names_every_task():
+    assert load_config(REPO / "configs" / "default.yaml").tasks == TASKS
+
+
+def test_empty_file_gives_defaults(tmp_path):
+    p = tmp_path / "empty.yaml"
+    p.write_text("# nothing here\n")
+    assert load_config(p) == DatasetConfig()
+
+
+def test_to_json_round_trips_through_config_from_dict(tmp_path):
+    cfg = load_config(REPO / "configs" / "default.yaml")
+    d = cfg.to_json()
+    p = tmp_path / "again.yaml"
+    p.write_text(yaml.safe_dump(d))
+    assert load_config(p) == cfg
+
+
+def test_partial_sections_keep_other_defaults(tmp_path):
+    p = tmp_path / "part.yaml"
+    p.write_text("style:\n  misleading_text: 0.5\nencode:\n  crf: 23\nmotions: [spin, slide]\n")
+    cfg = load_config(p)
+    assert cfg.style.misleading_text == 0.5
+    assert cfg.style.distractors == DatasetConfig().style.distractors
+    assert cfg.encode == type(cfg.encode)(crf=23, preset=DatasetConfig().encode.preset)
+    assert cfg.motions == ("spin", "slide")
+
+
+BAD = [
+    ("colour: red\n", "colour"),
+    ("seed: 1\nstyle:\n  foo: 1\n", "style.foo"),
+    ("encode:\n  bitrate: 5\n", "encode.bitrate"),
+    ('fps: "fast"\n', "fps"),
+    ("fps: 0.5\n", "fps"),
+    ("fps: 1000\n", "fps"),
+    ("seed: true\n", "seed"),
+    ("seed: -3\n", "seed"),
+    ("seed: 1.5\n", "seed"),
+    ("size: [641, 360]\n", "size"),
+    ("size: [640, 361]\n", "size"),
+    ("size: [640]\n", "size"),
+    ("size: [640.0, 360]\n", "size[0]"),
+    ("size: [16, 16]\n", "size[0]"),
+    ("duration: [5, 3]\n", "duration"),
+    ("duration: [0.5, 3]\n", "duration[0]"),
+    ("samples_per_task: 0\n", "samples_per_task"),
+    ("tasks: [count, dancing]\n", "tasks[1]"),
+    ("tasks: count\n", "tasks"),
+    ("tasks: []\n", "tasks"),
+    ("tasks: [count, count]\n", "tasks"),
+    ("motions: [moonwalk]\n", "motions[0]"),
+    ("style: 3\n", "style"),
+    ("style:\n  distractors: [0, 9]\n", "style.distractors"),
+    ("style:\n  misleading_text: 2\n", "style.misleading_text"),
+    ("style:\n  backgrounds: [plaid]\n", "style.backgrounds[0]"),
+    ("style:\n  backgrounds: []\n", "style.backgrounds"),
+    ("encode:\n  crf: 99\n", "encode.crf"),
+    ("encode:\n  preset: warp\n", "encode.preset"),
+    ("variants:\n  share: 1.5\n", "variants.share"),
+    ("variants:\n  count: 3\n", "variants.count"),
+    ("plugins: [no_such_tempogen_plugin_module]\n", "plugins[0]"),
+]
+
+
+@pytest.mark.parametrize("text,field", BAD, ids=[b[1] + ":" + b[0].strip() for b in BAD])
+def test_bad_field_names_file_and_field(tmp_path, text, field):
+    p = tmp_path / "bad.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError) as ei:
+        load_config(p)
+    msg = str(ei.value)
+    assert msg.startswith(f"{p}: {field}: "), msg
+    assert "\n" not in msg
+
+
+def test_unknown_task_lists_the_known_ones(tmp_path):
+    p = tmp_path / "t.yaml"
+    p.write_text("tasks: [count, dancing]\n")
+    with pytest.raises(ConfigError, match="dancing") as ei:
+        load_config(p)
+    assert all(t in str(ei.value) for t in TASKS)
+
+
+def test_top_level_must_be_a_mapping(tmp_path):
+    p = tmp_path / "list.yaml"
+    p.write_text("- seed\n- 3\n")
+    with pytest.raises(ConfigError, match=r"top level must be a mapping") as ei:
+        load_config(p)
+    assert str(ei.value).startswith(str(p))
+
+
+def test_bad_yaml_names_the_line(tmp_path):
+    p = tmp_path / "syntax.yaml"
+    lines = ["seed: 1", "fps: 30", "size: [640, 360]]", "samples_per_task: 3"]
+    p.write_text("\n".join(lines) + "\n")
+    bad_line = 3  # the stray bracket
+    with pytest.raises(ConfigError) as ei:
+        load_config(p)
+    msg = str(ei.value)
+    assert msg.startswith(f"{p}: line {bad_line}: not valid YAML"), msg
+
+
+def test_bad_indentation_names_the_line(tmp_path):
+    p = tmp_path / "indent.yaml"
+    p.write_text("seed: 1\nstyle:\n  distractors: [0, 1]\n    misleading_text: 0.2\n")
+    with pytest.raises(ConfigError) as ei:
+        load_config(p)
+    assert str(ei.value).startswith(f"{p}: line 4: "), str(ei.value)
+
+
+def test_missing_file_names_it(tmp_path):
+    p = tmp_path / "nowhere" / "missing.yaml"
+    with pytest.raises(ConfigError, match="cannot read config") as ei:
+        load_config(p)
+    assert str(ei.value).startswith(str(p))
+
+
+def test_directory_instead_of_file(tmp_path):
+    with pytest.raises(ConfigError, match="cannot read config") as ei:
+        load_config(tmp_path)
+    assert str(ei.value).startswith(str(tmp_path))
+
+
+def test_config_from_dict_names_the_source():
+    with pytest.raises(ConfigError, match=r"^<config>: fps: expected float"):
+        config_from_dict({"fps": "x"})
+    with pytest.raises(ConfigError, match=r"^mine\.yaml: size: "):
+        config_from_dict({"size": [3, 4, 5]}, "mine.yaml")
+    assert config_from_dict(None) == DatasetConfig()
+
+
+def test_non_utf8_file_is_a_config_error(tmp_path):
+    p = tmp_path / "latin1.yaml"
+    p.write_bytes(b"seed: 1\n# caf\xe9\n")
+    with pytest.raises(ConfigError) as ei:
+        load_config(p)
+    assert str(ei.value).startswith(str(p))
+
+
+@pytest.mark.parametrize(
+    "data,field",
+    [
+        ({"fps": math.nan}, "fps"),
+        ({"duration": [3.0, math.inf]}, "duration"),
+        ({"style": {"misleading_text": math.nan}}, "style.misleading_text"),
+    ],
+    ids=["fps-nan", "duration-inf", "misleading-nan"],
+)
+def test_non_finite_numbers_are_rejected(data, field):
+    with pytest.raises(ConfigError, match=rf"^x\.yaml: {field}"):
+        config_from_dict(data, "x.yaml")
