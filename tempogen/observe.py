@@ -160,14 +160,43 @@ def _runs(mask: np.ndarray) -> list[tuple[int, int]]:
     return runs
 
 
-def contact_mask(labels: Labels, idx: np.ndarray) -> np.ndarray:
-    """Frames where the subject touches the floor anchor (its normal is the anchor's angle)."""
+def floor_height(labels: Labels, idx: np.ndarray) -> np.ndarray:
+    """Distance of the subject's edge above the floor anchor (along the anchor's normal)."""
     q = labels.query
     subj, floor = labels.track(q.objects[0]), labels.track(q.objects[1])
     a = np.radians(floor.angle[idx])
     h = (subj.x[idx] - floor.x[idx]) * np.cos(a) + (subj.y[idx] - floor.y[idx]) * np.sin(a)
-    r = subj.size * subj.scale[idx]
-    return h <= r * 1.08 + 1.0
+    return h - subj.size * subj.scale[idx]
+
+
+def contact_mask(labels: Labels, idx: np.ndarray) -> np.ndarray:
+    """Sampled frames where the subject bounces: the low turning points of its height.
+
+    A bounce is where the height stops falling and starts rising, in the lower half of its
+    range. This reads a bounce whether or not a sampled frame caught the exact contact, as a
+    viewer does; heights that hover or wiggle high up (an apex) do not count.
+    """
+    h = floor_height(labels, idx)
+    mask = np.zeros(len(h), bool)
+    if len(h) < 3:
+        return mask
+    low = h.min() + 0.5 * (h.max() - h.min())
+    i = 1
+    while i < len(h) - 1:
+        j = i
+        while j + 1 < len(h) - 1 and abs(h[j + 1] - h[i]) < 1e-9:
+            j += 1  # a flat run counts once
+        if h[i - 1] > h[i] and h[j + 1] > h[j] and h[i] <= low:
+            mask[i : j + 1] = True
+        i = j + 1
+    # at either end only a visible touch counts: the turning point itself may lie outside
+    subj = labels.track(labels.query.objects[0])
+    touch = 0.08 * subj.size * subj.scale[idx] + 1.0
+    if h[0] <= touch[0] and h[1] > h[0]:
+        mask[0] = True
+    if h[-1] <= touch[-1] and h[-2] > h[-1]:
+        mask[-1] = True
+    return mask
 
 
 def events(labels: Labels, idx: np.ndarray) -> list[tuple[float, float]] | None:
@@ -266,6 +295,27 @@ def _parallel(u: np.ndarray, v: np.ndarray, tol_deg: float = 8.0) -> bool:
     return c >= math.cos(math.radians(tol_deg))
 
 
+def _corners(ring: np.ndarray, turns: np.ndarray, extent: float) -> list[int]:
+    """Corners of a closed ring: sharp turns, where a corner cut by sampling (two nearby
+    points each turning part of the way) counts once, at the point turning most."""
+    n = len(ring)
+    cand = [i for i in range(n) if abs(turns[i]) >= CORNER_DEG / 2.5]
+    groups: list[list[int]] = []
+    for i in cand:
+        if groups and np.linalg.norm(ring[i] - ring[groups[-1][-1]]) < 0.12 * extent:
+            groups[-1].append(i)
+        else:
+            groups.append([i])
+    if (
+        len(groups) > 1
+        and np.linalg.norm(ring[groups[0][0]] - ring[groups[-1][-1]]) < 0.12 * extent
+    ):
+        groups[0] = groups.pop() + groups[0]  # the ring closes: first and last may be one
+    return [
+        max(g, key=lambda k: abs(turns[k])) for g in groups if abs(turns[g].sum()) >= CORNER_DEG
+    ]
+
+
 def classify_path(points: np.ndarray, diag: float) -> str | None:
     """Shape class of a closed path given by ordered points (N x 2), as a viewer reads it.
 
@@ -303,7 +353,7 @@ def classify_path(points: np.ndarray, diag: float) -> str | None:
         ang = math.degrees(math.atan2(u[0] * v[1] - u[1] * v[0], float(np.dot(u, v))))
         turns.append(ang)
     turns = np.asarray(turns)
-    corners = [i for i in range(n) if abs(turns[i]) >= CORNER_DEG]
+    corners = _corners(ring, turns, extent)
     if crossings >= 5 and len(corners) == 5:
         return "star"
     if crossings == 1:

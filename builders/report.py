@@ -1,0 +1,314 @@
+"""One HTML report for a built dataset: what is in it, how it was checked, and pictures.
+
+Plots (matplotlib, written as PNG beside the page): counts per task, generator and variation,
+answer balance, clip durations and subject speeds, certificate pass rates, and the
+ideal observer's kappa / tau / rho beside TOMATO's published values. Tables repeat the
+numbers, and a strip of contact sheets per task links to the full index.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+from collections import Counter, defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from tempogen.io import write_bytes, write_text
+from tempogen.questions import TASKS
+
+PALETTE = ["#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04"]
+
+
+def _plt():
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def _save(fig: Any, path: Path) -> str:
+    """Write a figure as PNG atomically; returns its file name."""
+    import io
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=110, bbox_inches="tight")
+    _plt().close(fig)
+    write_bytes(path, buf.getvalue())
+    return path.name
+
+
+def _bar(path: Path, title: str, groups: dict[str, dict[str, float]], ylabel: str = "clips") -> str:
+    """Grouped bars: ``groups[series][category] = value``."""
+    plt = _plt()
+    cats = list(dict.fromkeys(c for g in groups.values() for c in g))
+    fig, ax = plt.subplots(figsize=(max(5.0, 0.7 * len(cats) * max(1, len(groups))), 3.2))
+    width = 0.8 / max(1, len(groups))
+    x = np.arange(len(cats))
+    for k, (series, vals) in enumerate(groups.items()):
+        ax.bar(
+            x + k * width,
+            [vals.get(c, 0) for c in cats],
+            width,
+            label=series,
+            color=PALETTE[k % len(PALETTE)],
+        )
+    ax.set_xticks(x + width * (len(groups) - 1) / 2, cats, rotation=30, ha="right")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    if len(groups) > 1:
+        ax.legend(frameon=False, fontsize=8)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _save(fig, path)
+
+
+def _hist(path: Path, title: str, values: list[float], xlabel: str) -> str:
+    plt = _plt()
+    fig, ax = plt.subplots(figsize=(5, 3))
+    ax.hist(values, bins=20, color=PALETTE[0])
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel("clips")
+    ax.set_title(title)
+    ax.spines[["top", "right"]].set_visible(False)
+    return _save(fig, path)
+
+
+def subject_speed(row: dict[str, Any]) -> float | None:
+    """Mean speed of the question's subject in frame diagonals per second, from its states."""
+    labels = row.get("labels") or {}
+    tracks = {t["name"]: t for t in labels.get("tracks", [])}
+    objects = (labels.get("query") or {}).get("objects") or []
+    if not objects or objects[0] not in tracks:
+        return None
+    t = tracks[objects[0]]
+    x, y = np.asarray(t["x"]), np.asarray(t["y"])
+    if len(x) < 2:
+        return 0.0
+    diag = math.hypot(labels["width"], labels["height"])
+    return float(np.hypot(np.diff(x), np.diff(y)).mean() * labels["fps"] / diag)
+
+
+def _table(head: list[str], body: list[list[Any]]) -> str:
+    def cell(v: Any) -> str:
+        if isinstance(v, float):
+            return f"{v:.1f}"
+        return html.escape(str(v))
+
+    rows = "".join("<tr>" + "".join(f"<td>{cell(v)}</td>" for v in r) + "</tr>" for r in body)
+    return f"<table><thead><tr>{''.join(f'<th>{html.escape(h)}</th>' for h in head)}</tr></thead><tbody>{rows}</tbody></table>"
+
+
+def write_report(
+    rows: list[dict[str, Any]],
+    out_dir: Path,
+    validity: dict[str, Any] | None = None,
+    verify: dict[str, Any] | None = None,
+    title: str = "tempogen dataset report",
+) -> Path:
+    """Write ``out_dir/report.html`` and its plots under ``out_dir/report/``."""
+    out_dir = Path(out_dir)
+    img = out_dir / "report"
+    by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in rows:
+        by_task[r["task"]].append(r)
+    tasks = [t for t in TASKS if t in by_task] + sorted(t for t in by_task if t not in TASKS)
+
+    counts = {
+        "generated": {t: sum(1 for r in by_task[t] if not r.get("source")) for t in tasks},
+        "edited": {t: sum(1 for r in by_task[t] if r.get("source")) for t in tasks},
+    }
+    figs = [("Clips per task", _bar(img / "tasks.png", "Clips per task", counts))]
+    gens = Counter(r["generator"] for r in rows)
+    figs.append(
+        (
+            "Clips per generator",
+            _bar(img / "generators.png", "Clips per generator", {"clips": dict(gens)}),
+        )
+    )
+    flags = Counter(k for r in rows for k, v in (r.get("variation") or {}).items() if v)
+    flags["none"] = sum(1 for r in rows if not any((r.get("variation") or {}).values()))
+    figs.append(
+        (
+            "TOMATO variation flags",
+            _bar(img / "variation.png", "Variation flags", {"clips": dict(flags)}),
+        )
+    )
+    balance = {
+        t: Counter(r["answer_text"] for r in by_task[t] if not r.get("source")) for t in tasks
+    }
+    spread = {t: (max(c.values()) - min(c.values())) if c else 0 for t, c in balance.items()}
+    positions = {t: Counter(r["answer"] for r in by_task[t] if not r.get("source")) for t in tasks}
+    durations = [r["num_frames"] / r["fps"] for r in rows if r.get("fps")]
+    figs.append(
+        ("Clip durations", _hist(img / "durations.png", "Clip durations", durations, "seconds"))
+    )
+    speeds = [s for s in (subject_speed(r) for r in rows) if s is not None]
+    figs.append(
+        (
+            "Subject speeds",
+            _hist(img / "speeds.png", "Mean subject speed", speeds, "frame diagonals / s"),
+        )
+    )
+
+    sections: list[str] = []
+    sections.append(
+        "<h2>Contents</h2>"
+        + _table(
+            [
+                "task",
+                "generated",
+                "edited",
+                "answer classes",
+                "class spread (max-min)",
+                "answer positions used",
+            ],
+            [
+                [
+                    t,
+                    counts["generated"][t],
+                    counts["edited"][t],
+                    len(balance[t]),
+                    spread[t],
+                    len(positions[t]),
+                ]
+                for t in tasks
+            ]
+            + [
+                [
+                    "total",
+                    sum(counts["generated"].values()),
+                    sum(counts["edited"].values()),
+                    "",
+                    "",
+                    "",
+                ]
+            ],
+        )
+    )
+    if validity:
+        sections.append(_validity_section(validity, img, figs))
+    if verify:
+        sections.append(
+            "<h2>Pixel verification</h2><p>Every simulated answer re-derived from the video's pixels "
+            f"(16 sampled frames): <b>{verify['agreed']}/{verify['checked']} "
+            f"({verify['percent']:.1f}%)</b> agree.</p>"
+            + (
+                ""
+                if not verify.get("disagreements")
+                else _table(["id", "manifest", "pixels"], verify["disagreements"])
+            )
+        )
+    gallery = []
+    for t in tasks:
+        thumbs = "".join(
+            f'<a href="index.html#{html.escape(r["id"])}"><img loading="lazy" src="sheets/{html.escape(r["id"])}.png" '
+            f'alt="{html.escape(r["id"])}" title="{html.escape(r["question"])}"></a>'
+            for r in by_task[t][:4]
+        )
+        gallery.append(f"<h3>{html.escape(t)}</h3><div class=strip>{thumbs}</div>")
+    sections.append(
+        "<h2>Contact sheets</h2><p>16 uniformly sampled frames per clip; <a href=index.html>all questions</a>.</p>"
+        + "".join(gallery)
+    )
+    plots = "".join(
+        f'<figure><img src="report/{name}" alt="{html.escape(cap)}"><figcaption>{html.escape(cap)}</figcaption></figure>'
+        for cap, name in figs
+    )
+    page = f"""<!doctype html>
+<html lang=en><head><meta charset=utf-8><title>{html.escape(title)}</title>
+<style>
+body{{font:14px/1.45 system-ui,sans-serif;margin:24px;max-width:1200px;color:#222}}
+table{{border-collapse:collapse;margin:8px 0 16px}} td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}
+td:first-child,th:first-child{{text-align:left}} th{{background:#f3f4f6}}
+.plots{{display:flex;flex-wrap:wrap;gap:12px}} figure{{margin:0}} figure img{{max-width:560px}}
+figcaption{{font-size:12px;color:#555}} .strip img{{width:280px;margin:2px;border:1px solid #ddd}}
+</style></head><body>
+<h1>{html.escape(title)}</h1>
+<p><b>{len(rows)}</b> questions ({sum(counts["edited"].values())} edited variants) in {len(tasks)} tasks.</p>
+<div class=plots>{plots}</div>
+{"".join(sections)}
+</body></html>
+"""
+    path = out_dir / "report.html"
+    write_text(path, page)
+    return path
+
+
+def _validity_section(validity: dict[str, Any], img: Path, figs: list[tuple[str, str]]) -> str:
+    """Certificates and ideal-observer metrics beside TOMATO's published values."""
+    overall = validity.get("overall", {})
+    per_task = validity.get("per_task", {})
+    published = validity.get("published", {})
+    metrics = [
+        ("kappa_random", "κ (1 random frame)"),
+        ("kappa_handpicked", "κ (1 handpicked)"),
+        ("tau", "τ"),
+        ("rho", "ρ"),
+    ]
+    series: dict[str, dict[str, float]] = {"tempogen (ideal observer)": {}}
+    for key, label in metrics:
+        if key in overall:
+            series["tempogen (ideal observer)"][label] = float(overall[key])
+        for bench, vals in published.items():
+            if key in vals:
+                series.setdefault(bench, {})[label] = float(vals[key])
+    figs.append(
+        (
+            "κ, τ, ρ beside TOMATO's Tables 1-4",
+            _bar(img / "metrics.png", "Temporal-reasoning metrics (%)", series, "%"),
+        )
+    )
+    certs = validity.get("certificates", {})
+    if certs:
+        figs.append(
+            (
+                "Certificate pass rates",
+                _bar(
+                    img / "certificates.png",
+                    "Certificate pass rates",
+                    {"%": {k: float(v) for k, v in certs.items() if isinstance(v, int | float)}},
+                    "%",
+                ),
+            )
+        )
+    acc_keys = ["uniform16", "shuffled16", "random1", "handpicked1"]
+    body = []
+    for name, d in list(per_task.items()) + [("overall", overall)]:
+        acc = d.get("accuracy", {})
+        body.append(
+            [name]
+            + [acc.get(k, float("nan")) for k in acc_keys]
+            + [d.get(k, float("nan")) for k, _ in metrics]
+        )
+    table = _table(
+        [
+            "task",
+            "acc 16",
+            "acc 16 shuffled",
+            "acc 1 random",
+            "acc 1 handpicked",
+            "κ random",
+            "κ handpicked",
+            "τ",
+            "ρ",
+        ],
+        body,
+    )
+    pub = _table(
+        ["benchmark"] + [label for _, label in metrics],
+        [[b] + [v.get(k, "") for k, _ in metrics] for b, v in published.items()],
+    )
+    cert_table = _table(["certificate", "pass %"], [[k, v] for k, v in certs.items()])
+    return (
+        "<h2>Does it need temporal reasoning?</h2><p>An ideal observer answers each question from the "
+        "sampled frames' exact states only; with one frame it can only guess among the options.</p>"
+        + table
+        + "<h3>TOMATO's published values (average of GPT-4o and Qwen2-VL)</h3>"
+        + pub
+        + "<h3>Certificates</h3>"
+        + cert_table
+    )
