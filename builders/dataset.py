@@ -55,7 +55,9 @@ def build_dataset(
     Finished clips from an earlier, interrupted run with the same specs are reused.
     """
     from tempogen.builders.html import write_index
+    from tempogen.builders.report import write_report
     from tempogen.builders.tomato import export_tomato
+    from tempogen.builders.validity import validity_report
 
     out = Path(out_dir)
     check_writable(out)
@@ -85,6 +87,9 @@ def build_dataset(
     write_json(out / "config.json", cfg.to_json())
     export_tomato(rows, out, out / "tomato")
     write_index(rows, out / "index.html")
+    validity = validity_report(rows, seed=cfg.seed)
+    write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
+    write_report(rows, out, validity=validity)
     per_task: dict[str, int] = {}
     for r in rows:
         per_task[r["task"]] = per_task.get(r["task"], 0) + 1

@@ -46,7 +46,9 @@ def _bar(path: Path, title: str, groups: dict[str, dict[str, float]], ylabel: st
     """Grouped bars: ``groups[series][category] = value``."""
     plt = _plt()
     cats = list(dict.fromkeys(c for g in groups.values() for c in g))
-    fig, ax = plt.subplots(figsize=(max(5.0, 0.7 * len(cats) * max(1, len(groups))), 3.2))
+    fig, ax = plt.subplots(
+        figsize=(min(9.0, max(5.0, 0.45 * len(cats) * max(1, len(groups)))), 3.4)
+    )
     width = 0.8 / max(1, len(groups))
     x = np.arange(len(cats))
     for k, (series, vals) in enumerate(groups.items()):
@@ -224,7 +226,7 @@ def write_report(
 body{{font:14px/1.45 system-ui,sans-serif;margin:24px;max-width:1200px;color:#222}}
 table{{border-collapse:collapse;margin:8px 0 16px}} td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}}
 td:first-child,th:first-child{{text-align:left}} th{{background:#f3f4f6}}
-.plots{{display:flex;flex-wrap:wrap;gap:12px}} figure{{margin:0}} figure img{{max-width:560px}}
+.plots{{display:flex;flex-wrap:wrap;gap:12px}} figure{{margin:0}} figure img{{max-width:580px}}
 figcaption{{font-size:12px;color:#555}} .strip img{{width:280px;margin:2px;border:1px solid #ddd}}
 </style></head><body>
 <h1>{html.escape(title)}</h1>
@@ -241,8 +243,8 @@ figcaption{{font-size:12px;color:#555}} .strip img{{width:280px;margin:2px;borde
 def _validity_section(validity: dict[str, Any], img: Path, figs: list[tuple[str, str]]) -> str:
     """Certificates and ideal-observer metrics beside TOMATO's published values."""
     overall = validity.get("overall", {})
-    per_task = validity.get("per_task", {})
-    published = validity.get("published", {})
+    per_task = validity.get("tasks", {})
+    published = validity.get("published", {})  # metric -> benchmark -> value
     metrics = [
         ("kappa_random", "κ (1 random frame)"),
         ("kappa_handpicked", "κ (1 handpicked)"),
@@ -253,27 +255,21 @@ def _validity_section(validity: dict[str, Any], img: Path, figs: list[tuple[str,
     for key, label in metrics:
         if key in overall:
             series["tempogen (ideal observer)"][label] = float(overall[key])
-        for bench, vals in published.items():
-            if key in vals:
-                series.setdefault(bench, {})[label] = float(vals[key])
+        for bench, value in published.get(key, {}).items():
+            series.setdefault(bench, {})[label] = float(value)
     figs.append(
         (
             "κ, τ, ρ beside TOMATO's Tables 1-4",
             _bar(img / "metrics.png", "Temporal-reasoning metrics (%)", series, "%"),
         )
     )
-    certs = validity.get("certificates", {})
+    certs = {
+        k: v for k, v in overall.get("certificates", {}).items() if not k.startswith("minimal_m")
+    }
     if certs:
+        rates = {"%": {k: float(v) for k, v in certs.items()}}
         figs.append(
-            (
-                "Certificate pass rates",
-                _bar(
-                    img / "certificates.png",
-                    "Certificate pass rates",
-                    {"%": {k: float(v) for k, v in certs.items() if isinstance(v, int | float)}},
-                    "%",
-                ),
-            )
+            ("Certificate pass rates", _bar(img / "certificates.png", "Certificates", rates, "%"))
         )
     acc_keys = ["uniform16", "shuffled16", "random1", "handpicked1"]
     body = []
@@ -284,31 +280,25 @@ def _validity_section(validity: dict[str, Any], img: Path, figs: list[tuple[str,
             + [acc.get(k, float("nan")) for k in acc_keys]
             + [d.get(k, float("nan")) for k, _ in metrics]
         )
-    table = _table(
-        [
-            "task",
-            "acc 16",
-            "acc 16 shuffled",
-            "acc 1 random",
-            "acc 1 handpicked",
-            "κ random",
-            "κ handpicked",
-            "τ",
-            "ρ",
-        ],
-        body,
-    )
+    head = ["task", "acc 16", "acc 16 shuffled", "acc 1 random", "acc 1 handpicked"]
+    table = _table(head + [label for _, label in metrics], body)
+    benches = list(dict.fromkeys(b for vals in published.values() for b in vals))
     pub = _table(
         ["benchmark"] + [label for _, label in metrics],
-        [[b] + [v.get(k, "") for k, _ in metrics] for b, v in published.items()],
+        [[b] + [published.get(k, {}).get(b, "") for k, _ in metrics] for b in benches],
     )
-    cert_table = _table(["certificate", "pass %"], [[k, v] for k, v in certs.items()])
+    cert_rows = [
+        [t] + [d.get("certificates", {}).get(k, "") for k in certs] for t, d in per_task.items()
+    ]
+    cert_rows.append(["overall"] + [certs[k] for k in certs])
+    cert_table = _table(["task"] + list(certs), cert_rows)
     return (
-        "<h2>Does it need temporal reasoning?</h2><p>An ideal observer answers each question from the "
-        "sampled frames' exact states only; with one frame it can only guess among the options.</p>"
+        "<h2>Does it need temporal reasoning?</h2><p>An ideal observer answers each question from "
+        "the sampled frames' exact states only; from one frame it can only guess among the "
+        "options. Accuracies and κ, τ, ρ in %.</p>"
         + table
-        + "<h3>TOMATO's published values (average of GPT-4o and Qwen2-VL)</h3>"
+        + "<h3>TOMATO's published values (average of GPT-4o and Qwen2-VL, Tables 1-4)</h3>"
         + pub
-        + "<h3>Certificates</h3>"
+        + "<h3>Certificates (% of questions passing)</h3>"
         + cert_table
     )

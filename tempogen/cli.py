@@ -82,6 +82,18 @@ def _audit_verify(args: argparse.Namespace) -> int:
     return 0 if report.checked and report.percent >= args.min else 1
 
 
+def _audit_validity(args: argparse.Namespace) -> int:
+    from tempogen.builders.schema import read_manifest
+    from tempogen.builders.validity import format_report, validity_report
+    from tempogen.io import write_json
+
+    report = validity_report(read_manifest(args.manifest), seed=args.seed)
+    print(format_report(report))
+    if args.out:
+        write_json(args.out, {k: v for k, v in report.items() if k != "rows"})
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tempogen", description=__doc__.split("\n")[0] if __doc__ else None
@@ -120,6 +132,11 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
     v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     v.set_defaults(func=_audit_verify)
+    va = asub.add_parser("validity", help="certificates and kappa / tau / rho of an ideal observer")
+    va.add_argument("--manifest", required=True, help="manifest (JSONL) to audit")
+    va.add_argument("--seed", type=int, default=0, help="seed of the shuffled and random settings")
+    va.add_argument("--out", default=None, help="also write the figures as JSON here")
+    va.set_defaults(func=_audit_validity)
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
     m.set_defaults(func=_motions)
     return p
@@ -138,6 +155,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except USER_ERRORS as exc:
         print(f"tempogen: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # output piped into head: stop quietly
+        sys.stderr.close()
+        return 0
     except KeyboardInterrupt:
         print("tempogen: interrupted; finished clips are kept and a rerun resumes", file=sys.stderr)
         return 130
