@@ -54,10 +54,14 @@ def build_dataset(
 
     Finished clips from an earlier, interrupted run with the same specs are reused.
     """
+    from tempogen.builders.hf import export_hf
     from tempogen.builders.html import write_index
+    from tempogen.builders.lmms_eval import export_lmms_eval
     from tempogen.builders.report import write_report
+    from tempogen.builders.schema import read_manifest
     from tempogen.builders.tomato import export_tomato
     from tempogen.builders.validity import validity_report
+    from tempogen.builders.videott import export_videott
 
     out = Path(out_dir)
     check_writable(out)
@@ -87,6 +91,10 @@ def build_dataset(
     write_json(out / "config.json", cfg.to_json())
     export_tomato(rows, out, out / "tomato")
     write_index(rows, out / "index.html")
+    export_videott(rows, out / "videott")
+    export_lmms_eval(rows, out, out / "lmms_eval")
+    export_hf(rows, out, out / "hf")
+    read_manifest(out / MANIFEST)  # every row must validate against the versioned schema
     validity = validity_report(rows, seed=cfg.seed)
     write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
     write_report(rows, out, validity=validity)

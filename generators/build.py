@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tempogen import __version__, observe
+from tempogen import MANIFEST_SCHEMA_VERSION, __version__, observe
 from tempogen.config import DatasetConfig
 from tempogen.generators.motion import (
     SAMPLES,
@@ -231,6 +231,7 @@ def _render_new(
 
         cert = certify(labels)
         row: dict[str, Any] = {
+            "schema_version": MANIFEST_SCHEMA_VERSION,
             "id": spec.id,
             "video": video_rel,
             "task": spec.task,

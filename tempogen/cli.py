@@ -22,7 +22,8 @@ def _generate(args: argparse.Namespace) -> int:
     print(
         f"manifest: {summary.out_dir / 'manifest.jsonl'}; TOMATO layout: {summary.out_dir / 'tomato'}"
     )
-    print(f"index: {summary.out_dir / 'index.html'}")
+    print(f"index: {summary.out_dir / 'index.html'}; report: {summary.out_dir / 'report.html'}")
+    print("also: videott/ (Video-TT-style questions), lmms_eval/ (task folder), hf/ (datasets layout)")
     return 0
 
 
