@@ -228,7 +228,15 @@ table{{border-collapse:collapse;margin:8px 0 16px}} td,th{{border:1px solid #ccc
 td:first-child,th:first-child{{text-align:left}} th{{background:#f3f4f6}}
 .plots{{display:flex;flex-wrap:wrap;gap:12px}} figure{{margin:0}} figure img{{max-width:580px}}
 figcaption{{font-size:12px;color:#555}} .strip img{{width:280px;margin:2px;border:1px solid #ddd}}
-</style></head><body>
+</style>
+<script>
+// After load, record how many pictures the browser really decoded (checked by the tests).
+addEventListener("load", () => {{
+  const imgs = [...document.images].filter(i => !i.loading || i.loading !== "lazy");
+  const ok = imgs.filter(i => i.complete && i.naturalWidth > 0).length;
+  document.body.dataset.images = ok + "/" + imgs.length;
+}});
+</script></head><body>
 <h1>{html.escape(title)}</h1>
 <p><b>{len(rows)}</b> questions ({sum(counts["edited"].values())} edited variants) in {len(tasks)} tasks.</p>
 <div class=plots>{plots}</div>

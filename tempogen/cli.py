@@ -23,7 +23,9 @@ def _generate(args: argparse.Namespace) -> int:
         f"manifest: {summary.out_dir / 'manifest.jsonl'}; TOMATO layout: {summary.out_dir / 'tomato'}"
     )
     print(f"index: {summary.out_dir / 'index.html'}; report: {summary.out_dir / 'report.html'}")
-    print("also: videott/ (Video-TT-style questions), lmms_eval/ (task folder), hf/ (datasets layout)")
+    print(
+        "also: videott/ (Video-TT-style questions), lmms_eval/ (task folder), hf/ (datasets layout)"
+    )
     return 0
 
 
@@ -95,6 +97,28 @@ def _audit_validity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _eval(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tempogen.builders import scoring
+
+    dataset = Path(args.dataset)
+    sub = {"videott": "videott.json", "vinoground": "vinoground.csv"}.get(args.benchmark)
+    if sub and not (dataset / sub).exists() and (dataset / args.benchmark / sub).exists():
+        dataset = dataset / args.benchmark  # a tempogen dataset root: use its export
+    score = {
+        "tomato": scoring.score_tomato,
+        "vinoground": scoring.score_vinoground,
+        "videott": scoring.score_videott,
+    }[args.benchmark]
+    scores = score(dataset, args.predictions)
+    print(scoring.format_scores(scores))
+    if args.out:
+        scoring.write_scores(args.out, scores)
+        print(f"scores written to {args.out}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tempogen", description=__doc__.split("\n")[0] if __doc__ else None
@@ -138,6 +162,14 @@ def build_parser() -> argparse.ArgumentParser:
     va.add_argument("--seed", type=int, default=0, help="seed of the shuffled and random settings")
     va.add_argument("--out", default=None, help="also write the figures as JSON here")
     va.set_defaults(func=_audit_validity)
+    ev = sub.add_parser("eval", help="score model predictions against a dataset")
+    ev.add_argument("benchmark", choices=["tomato", "vinoground", "videott"])
+    ev.add_argument(
+        "--dataset", required=True, help="dataset folder (ours, or the benchmark's layout)"
+    )
+    ev.add_argument("--predictions", required=True, help="predictions JSONL, or a results folder")
+    ev.add_argument("--out", default=None, help="write the scores as JSON here")
+    ev.set_defaults(func=_eval)
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
     m.set_defaults(func=_motions)
     return p

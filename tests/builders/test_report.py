@@ -1,0 +1,155 @@
+"""The one-pipeline build: report page (checked in headless Chromium), validity and eval CLIs."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+CONFIG = """
+seed: 5
+size: [192, 108]
+fps: 10
+duration: [3, 4]
+samples_per_task: 2
+variants: {share: 0.5}
+"""
+
+
+def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", *args],
+        capture_output=True,
+        text=True,
+        check=check,
+        timeout=300,
+    )
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("report")
+    (root / "c.yaml").write_text(CONFIG)
+    _cli("generate", "--config", str(root / "c.yaml"), "--out", str(root / "ds"), "-j", "2", "-q")
+    return root / "ds"
+
+
+@pytest.mark.slow
+def test_build_writes_every_layout_and_the_report(dataset: Path) -> None:
+    for rel in (
+        "manifest.jsonl",
+        "tomato/data/rotation.json",
+        "videott/videott.json",
+        "lmms_eval/tempogen_tomato/tempogen_tomato.yaml",
+        "hf/README.md",
+        "hf/data/test.parquet",
+        "validity.json",
+        "report.html",
+        "index.html",
+    ):
+        assert (dataset / rel).is_file(), rel
+    page = (dataset / "report.html").read_text()
+    for heading in (
+        "Contents",
+        "Does it need temporal reasoning?",
+        "TOMATO's published values",
+        "Certificates",
+        "Contact sheets",
+    ):
+        assert heading in page
+    for src in re.findall(r'<img[^>]+src="([^"]+)"', page):
+        assert (dataset / src).is_file(), src
+    validity = json.loads((dataset / "validity.json").read_text())
+    assert validity["overall"]["accuracy"]["uniform16"] == 100.0
+    assert validity["overall"]["kappa_random"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
+def test_report_renders_in_headless_chromium(dataset: Path, tmp_path: Path) -> None:
+    flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        f"--user-data-dir={tmp_path / 'profile'}",
+    ]
+    url = (dataset / "report.html").resolve().as_uri()
+    dom = subprocess.run(
+        ["chromium", *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120
+    ).stdout
+    loaded = re.search(r'data-images="(\d+)/(\d+)"', dom)
+    assert loaded, "the page's load handler did not run"
+    ok, total = map(int, loaded.groups())
+    assert total >= 6 and ok == total, f"only {ok} of {total} plots decoded in the browser"
+    shot = tmp_path / "report.png"
+    subprocess.run(
+        ["chromium", *flags, "--window-size=1200,1600", f"--screenshot={shot}", url],
+        capture_output=True,
+        timeout=120,
+        check=True,
+    )
+    import cv2
+
+    img = cv2.imread(str(shot))
+    assert img is not None and img.shape[0] >= 1000
+    assert float(np.std(img)) > 10, "the screenshot is blank"
+
+
+@pytest.mark.slow
+def test_audit_validity_cli(dataset: Path, tmp_path: Path) -> None:
+    out = _cli(
+        "audit",
+        "validity",
+        "--manifest",
+        str(dataset / "manifest.jsonl"),
+        "--out",
+        str(tmp_path / "v.json"),
+    )
+    assert "kappa_random" in out.stdout and "TOMATO" in out.stdout
+    assert json.loads((tmp_path / "v.json").read_text())["audited"] >= 12
+
+
+@pytest.mark.slow
+def test_eval_tomato_cli_scores_known_predictions(dataset: Path, tmp_path: Path) -> None:
+    """Right answers for even ids, wrong for odd ones: accuracy is the share of even ids."""
+    preds, right, total = [], 0, 0
+    for f in sorted((dataset / "tomato" / "data").glob("*.json")):
+        for key, q in json.loads(f.read_text()).items():
+            good = int(key) % 2 == 0
+            letter = "ABCDEFGH"[q["answer"] if good else (q["answer"] + 1) % len(q["options"])]
+            preds.append({"task": f.stem, "id": key, "response": f"The answer is ({letter})."})
+            right += good
+            total += 1
+    (tmp_path / "p.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
+    out = _cli(
+        "eval",
+        "tomato",
+        "--dataset",
+        str(dataset),
+        "--predictions",
+        str(tmp_path / "p.jsonl"),
+        "--out",
+        str(tmp_path / "s.json"),
+    )
+    assert f"{100 * right / total:.2f}" in out.stdout
+    bad = _cli(
+        "eval",
+        "tomato",
+        "--dataset",
+        str(tmp_path / "nowhere"),
+        "--predictions",
+        str(tmp_path / "p.jsonl"),
+        check=False,
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("tempogen: error:")
