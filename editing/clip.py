@@ -4,6 +4,11 @@ Edits never touch pixels until the clip is written. Every temporal op composes i
 index array (output frame ``j`` shows source frame ``index[j]``) and every spatial op into
 one 2x3 matrix per output frame, so a chain of reverse, mirror, speed and zoom costs one
 decode, one warp per frame and one encode. Labels follow the same maps exactly.
+
+Writing keeps pixels in YUV 4:2:0 from decoder to encoder (the planes are warped with the map
+expressed in each plane's sample grid), so no frame is converted to RGB and back; only the
+frames the time map shows are kept, and an out-of-order map (reverse) holds them in one
+preallocated arena, or beyond ``MEMORY_BUDGET`` in a temporary file.
 """
 
 from __future__ import annotations
@@ -216,12 +221,12 @@ class Clip:
         """Encode the edited clip to an mp4 (atomic); returns the frame count.
 
         ``encode`` goes to :class:`~tempogen.video.VideoWriter` (``crf``, ``preset``,
-        ``threads``); ``threads`` defaults to 0, letting x264 pick, since one edit at a time
-        should use the machine. Frames stay in YUV from decoder to encoder when the sizes
-        allow it (even dimensions, as yuv420p needs anyway).
+        ``threads``); ``threads`` defaults to 1, so the same edit gives the same bytes on any
+        machine (x264's output depends on its thread count; auto was no faster here). Frames
+        stay in YUV from decoder to encoder when the sizes allow it (even dimensions).
         """
         w, h = self.size
-        encode.setdefault("threads", 0)
+        encode.setdefault("threads", 1)
         with VideoWriter(path, self.fps, w, h, **encode) as vw:
             if self._can_write_i420():
                 for planes in self._i420_frames():
@@ -291,7 +296,8 @@ def _chroma_map(m: np.ndarray) -> np.ndarray:
 
 def _warp_plane(src: np.ndarray, m: np.ndarray, out: np.ndarray, fill: int) -> np.ndarray:
     """Warp one 8-bit plane by the 2x3 map ``m`` into ``out``; returns the result, which for
-    an exact crop is a view of ``src`` (no copy). Flips and integer shifts are exact."""
+    an exact crop is a view of ``src`` (no copy). Flips, quarter turns and integer shifts
+    are exact copies; anything else is a bilinear ``cv2.warpAffine``."""
     h, w = out.shape
     sh, sw = src.shape
     lin = m[:, :2]
@@ -318,6 +324,13 @@ def _warp_plane(src: np.ndarray, m: np.ndarray, out: np.ndarray, fill: int) -> n
                 else:
                     return part
                 return out
+    if (h, w) == (sw, sh):  # a quarter turn of the whole frame
+        if np.allclose(m, [[0, -1, sh - 1], [1, 0, 0]], atol=1e-9):
+            cv2.rotate(src, cv2.ROTATE_90_CLOCKWISE, dst=out)
+            return out
+        if np.allclose(m, [[0, 1, 0], [-1, 0, sw - 1]], atol=1e-9):
+            cv2.rotate(src, cv2.ROTATE_90_COUNTERCLOCKWISE, dst=out)
+            return out
     cv2.warpAffine(
         src,
         m,
