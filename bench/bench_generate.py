@@ -68,7 +68,7 @@ import tempogen.builders.sheets  # noqa: F401
 import tempogen.builders.tomato  # noqa: F401
 from tempogen.builders.dataset import build_dataset
 from tempogen.config import DatasetConfig, load_config
-from tempogen.generators.build import Spec, _worker_init, plan, spec_labels
+from tempogen.generators.build import Spec, plan, spec_labels
 from tempogen.generators.render2d import Compositor, make_background
 from tempogen.video import VideoWriter
 
@@ -132,7 +132,6 @@ _barrier: Any = None
 def _encode_worker_init(barrier: Any) -> None:
     global _barrier
     _barrier = barrier
-    _worker_init()  # the build's worker setup: one OpenCV thread per process
 
 
 def _render_into(spec: Spec, buf: np.ndarray) -> tuple[int, float, float]:
@@ -215,10 +214,15 @@ def bench_encode_render(specs: list[Spec], jobs: int) -> tuple[dict[str, Any], d
     shares = _split(specs, jobs)
     ctx = mp.get_context("fork")
     barrier = ctx.Barrier(len(shares))
-    with (
-        tempfile.TemporaryDirectory(prefix="tempogen-bench-encode-") as tmp,
-        ctx.Pool(len(shares), initializer=_encode_worker_init, initargs=(barrier,)) as pool,
-    ):
+    import cv2
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(1)  # as the build's pool: one OpenCV thread per worker, set before forking
+    try:
+        pool = ctx.Pool(len(shares), initializer=_encode_worker_init, initargs=(barrier,))
+    finally:
+        cv2.setNumThreads(before)
+    with tempfile.TemporaryDirectory(prefix="tempogen-bench-encode-") as tmp, pool:
         workers = pool.map(_encode_share, [(s, tmp) for s in shares], chunksize=1)
     frames = sum(w["frames"] for w in workers)
     wall = max(w["encode_s"] for w in workers)

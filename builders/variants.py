@@ -21,6 +21,7 @@ from tempogen import observe
 from tempogen.editing import Clip, EditError, concat, run_pipeline
 from tempogen.editing.ops import Op, Reverse
 from tempogen.generators.build import (
+    SHEET_TILE,
     certificate_json,
     discard_on_error,
     labels_json,
@@ -181,7 +182,7 @@ def edit_row(
     partial = out_dir / "videos" / f".{vid}.mp4.partial"
     with discard_on_error(partial):
         clip.write(partial)
-        sheet_from_video(partial, sheet)
+        sheet_from_video(partial, sheet, tile_width=SHEET_TILE)
         flags = dict.fromkeys(VARIATION_KEYS, 0)
         flags.update({k: int(v) for k, v in (row.get("variation") or {}).items() if k in flags})
         for v in clip.variation:

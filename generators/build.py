@@ -37,6 +37,7 @@ from tempogen.video import VideoWriter, sha256_file
 
 # Bump when rendering or labelling changes what a spec produces: old clips are then redone.
 RENDER_VERSION = 1
+SHEET_TILE = 240  # contact-sheet tile width in pixels (a 4x4 sheet is about 980 px wide)
 VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 
 
@@ -227,7 +228,7 @@ def _render_new(
                 vw.write(frame)
                 if i in wanted:
                     sampled[wanted[i]] = frame.copy()
-        write_sheet(sheet_path, np.stack(sampled), sorted(wanted))
+        write_sheet(sheet_path, np.stack(sampled), sorted(wanted), tile_width=SHEET_TILE)
 
         cert = certify(labels)
         row: dict[str, Any] = {
@@ -317,14 +318,18 @@ def render_all(
     jobs: int | None = None,
     on_done: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Render specs over ``jobs`` processes (default: all cores); rows come back in spec order."""
+    """Render specs over ``jobs`` processes (default: all cores); rows come back in spec order.
+
+    Longest clips go first, so no worker is left finishing a long clip alone at the end.
+    """
     jobs = jobs or os.cpu_count() or 1
-    rows: list[dict[str, Any]] = []
-    for row in _imap(specs, Path(out_dir), jobs):
-        rows.append(row)
+    longest_first = sorted(specs, key=lambda s: -s.num_frames)
+    done: dict[str, dict[str, Any]] = {}
+    for row in _imap(longest_first, Path(out_dir), jobs):
+        done[row["id"]] = row
         if on_done is not None:
             on_done(row)
-    return rows
+    return [done[s.id] for s in specs]
 
 
 def _imap(specs: list[Spec], out_dir: Path, jobs: int) -> Iterator[dict[str, Any]]:

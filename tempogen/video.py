@@ -79,6 +79,8 @@ class VideoWriter:
             self._atomic.__exit__(type(exc), exc, None)
             raise VideoError(f"{path}: cannot open for writing: {exc}") from exc
         self.frames_written = 0
+        self._yuv: np.ndarray | None = None
+        self._frame: av.VideoFrame | None = None
 
     def write(self, frame: np.ndarray) -> None:
         """Append one RGB uint8 frame of the writer's size."""
@@ -87,8 +89,30 @@ class VideoWriter:
                 f"{self.path}: frame {self.frames_written} is {frame.shape} {frame.dtype}, "
                 f"expected ({self.height}, {self.width}, 3) uint8"
             )
-        yuv = cv2.cvtColor(frame, cv2.COLOR_RGB2YUV_I420)
-        self._encode(av.VideoFrame.from_ndarray(yuv, format="yuv420p"))
+        # One I420 buffer and one encoder frame serve the whole clip: memory touched for the
+        # first time is slow here, and x264 copies each picture it is given.
+        if self._yuv is None:
+            self._yuv = np.empty((self.height * 3 // 2, self.width), np.uint8)
+        cv2.cvtColor(frame, cv2.COLOR_RGB2YUV_I420, dst=self._yuv)
+        flat = self._yuv.reshape(-1)
+        n, q = self.width * self.height, self.width * self.height // 4
+        h, w = self.height, self.width
+        self._encode_planes(
+            (
+                flat[:n].reshape(h, w),
+                flat[n : n + q].reshape(h // 2, w // 2),
+                flat[n + q :].reshape(h // 2, w // 2),
+            )
+        )
+
+    def _encode_planes(self, planes: tuple[np.ndarray, ...]) -> None:
+        """Copy Y, U, V planes into the reused encoder frame and encode it."""
+        if self._frame is None:
+            self._frame = av.VideoFrame(self.width, self.height, "yuv420p")
+        for plane, src in zip(self._frame.planes, planes, strict=True):
+            ph, pw = src.shape
+            np.copyto(np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)[:ph, :pw], src)
+        self._encode(self._frame)
 
     def _encode(self, vf: av.VideoFrame) -> None:
         """Encode and mux one frame; a failing write (a full disk) becomes a VideoError."""
@@ -137,12 +161,7 @@ class VideoWriter:
                     f"{self.path}: I420 frame {self.frames_written} has planes {got}, "
                     f"expected uint8 {list(want)}"
                 )
-        vf = av.VideoFrame(w, h, "yuv420p")
-        for plane, src in zip(vf.planes, planes, strict=True):
-            ph, pw = src.shape
-            dst = np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)[:ph, :pw]
-            np.copyto(dst, src)
-        self._encode(vf)
+        self._encode_planes(planes)
 
     def close(self) -> None:
         """Flush the encoder and move the finished file into place."""
