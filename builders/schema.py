@@ -129,7 +129,24 @@ MANIFEST_SCHEMA: dict[str, Any] = {
     },
 }
 
-_VALIDATOR = jsonschema.Draft202012Validator(MANIFEST_SCHEMA)
+
+def _without_frame_items(schema: Any) -> Any:
+    """The schema with per-frame arrays checked as arrays only: jsonschema descends into every
+    number (seconds for a dataset); their element types are checked with numpy instead."""
+    if isinstance(schema, dict):
+        if schema is _TRACK:
+            props = {
+                k: ({"type": "array"} if k in STATE_ARRAYS else v)
+                for k, v in _TRACK["properties"].items()
+            }
+            return {**_TRACK, "properties": props}
+        return {k: _without_frame_items(v) for k, v in schema.items()}
+    if isinstance(schema, list):
+        return [_without_frame_items(v) for v in schema]
+    return schema
+
+
+_VALIDATOR = jsonschema.Draft202012Validator(_without_frame_items(MANIFEST_SCHEMA))
 
 
 def json_path(parts: Any) -> str:
@@ -157,6 +174,15 @@ def _message(err: ValidationError) -> tuple[str, str]:
     return json_path(err.absolute_path), msg
 
 
+def _first_non_number(values: list[Any]) -> int | None:
+    """Index of the first element that is not a JSON number (booleans are not numbers)."""
+    number = (int, float)
+    for j, v in enumerate(values):
+        if type(v) not in number:
+            return j
+    return None
+
+
 def _extra_checks(row: dict[str, Any]) -> tuple[str, str] | None:
     """The first violation of a rule JSON Schema cannot state, as (path, message)."""
     options, answer = row["options"], row["answer"]
@@ -178,6 +204,12 @@ def _extra_checks(row: dict[str, Any]) -> tuple[str, str] | None:
         want = row.get("num_frames", len(tracks[0]["x"]))
         for i, tr in enumerate(tracks):
             for k in STATE_ARRAYS:
+                bad = _first_non_number(tr[k])
+                if bad is not None:
+                    return (
+                        f"labels.tracks[{i}].{k}[{bad}]",
+                        f"{tr[k][bad]!r} is not of type 'number'",
+                    )
                 if len(tr[k]) != want:
                     return (
                         f"labels.tracks[{i}].{k}",
