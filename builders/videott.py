@@ -23,7 +23,6 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-import cv2
 import numpy as np
 
 from tempogen import observe
@@ -218,61 +217,15 @@ def _peak_speed(labels: Labels, names: Sequence[str]) -> tuple[float, float, str
     return best
 
 
-def _cross(p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, p4: np.ndarray) -> bool:
-    """Segments p1-p2 and p3-p4 properly cross each other."""
-
-    def orient(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
-        return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
-
-    return (
-        orient(p3, p4, p1) * orient(p3, p4, p2) < 0 and orient(p1, p2, p3) * orient(p1, p2, p4) < 0
-    )
-
-
 def _path_corners(labels: Labels, track: Track) -> tuple[list[float], int]:
     """Times of the sharp corners of the track's path (as a viewer sees them) and how many
-    times the simplified path crosses itself."""
+    times the simplified path crosses itself (the observer's own reading of the outline)."""
     pts = np.stack([track.x, track.y], 1)
-    extent = float(np.ptp(pts, axis=0).max())
-    if extent <= 0 or len(pts) < 4:
+    shape = observe.outline(pts)
+    if shape is None:
         return [], 0
-    approx = cv2.approxPolyDP(pts[:-1].astype(np.float32).reshape(-1, 1, 2), 0.02 * extent, True)
-    ring = approx.reshape(-1, 2).astype(np.float64)
-    if len(ring) < 3:
-        return [], 0
-    frames = [int(np.argmin(np.hypot(*(pts[:-1] - p).T))) for p in ring]
-    m = len(ring)
-    turns = []
-    for i in range(m):
-        u, v = ring[i] - ring[i - 1], ring[(i + 1) % m] - ring[i]
-        turns.append(math.degrees(math.atan2(u[0] * v[1] - u[1] * v[0], float(np.dot(u, v)))))
-    # a corner cut by the simplification (two close points turning part of the way each)
-    # counts once, at the point that turns most
-    groups: list[list[int]] = []
-    for i in (i for i in range(m) if abs(turns[i]) >= observe.CORNER_DEG / 2.5):
-        if groups and np.linalg.norm(ring[i] - ring[groups[-1][-1]]) < 0.12 * extent:
-            groups[-1].append(i)
-        else:
-            groups.append([i])
-    if (
-        len(groups) > 1
-        and np.linalg.norm(ring[groups[0][0]] - ring[groups[-1][-1]]) < 0.12 * extent
-    ):
-        groups[0] = groups.pop() + groups[0]
-    corners = [
-        frames[max(g, key=lambda k: abs(turns[k]))] / labels.fps
-        for g in groups
-        if abs(sum(turns[k] for k in g)) >= observe.CORNER_DEG
-    ]
-    closed = np.vstack([ring, ring[:1]])
-    segs = list(zip(closed[:-1], closed[1:]))
-    crossings = sum(
-        _cross(*segs[i], *segs[j])
-        for i in range(len(segs))
-        for j in range(i + 2, len(segs))
-        if not (i == 0 and j == len(segs) - 1)
-    )
-    return sorted(corners), int(crossings)
+    frames = [int(np.argmin(np.hypot(*(pts[:-1] - p).T))) for p in shape.ring]
+    return sorted(frames[k] / labels.fps for k in shape.corners), shape.crossings
 
 
 def _same_at_ends(track: Track, tol: float = 0.5) -> bool:

@@ -13,6 +13,7 @@ densely the frames are sampled, only on what the sampled states show.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any
 
 import cv2
@@ -316,6 +317,48 @@ def _corners(ring: np.ndarray, turns: np.ndarray, extent: float) -> list[int]:
     ]
 
 
+@dataclass(frozen=True)
+class Outline:
+    """A closed path as a viewer reads it: simplified ring, turn at each ring point (degrees),
+    corner positions in the ring, and how often the path crosses itself."""
+
+    ring: np.ndarray
+    turns: np.ndarray
+    corners: list[int]
+    crossings: int
+
+
+def outline(points: np.ndarray) -> Outline | None:
+    """Simplify a closed path (Douglas-Peucker keeps corners, drops jitter) and read its
+    corners and self-crossings; None when it is too short or open to read."""
+    pts = np.asarray(points, dtype=np.float64)
+    if len(pts) < 3:
+        return None
+    extent = float(np.ptp(pts, axis=0).max())
+    if extent <= 0 or np.linalg.norm(pts[-1] - pts[0]) > 0.08 * extent:
+        return None  # not a closed drawing
+    # closing the ring first makes the start point no special vertex
+    ring = cv2.approxPolyDP(pts[:-1].astype(np.float32).reshape(-1, 1, 2), 0.02 * extent, True)
+    ring = ring.reshape(-1, 2).astype(np.float64)
+    if len(ring) < 3:
+        return None
+    closed = np.vstack([ring, ring[:1]])
+    segs = list(zip(closed[:-1], closed[1:]))
+    crossings = sum(
+        _segments_cross(*segs[i], *segs[j])
+        for i in range(len(segs))
+        for j in range(i + 2, len(segs))
+        if not (i == 0 and j == len(segs) - 1)
+    )
+    n = len(ring)
+    turns = []
+    for i in range(n):
+        u, v = ring[i] - ring[i - 1], ring[(i + 1) % n] - ring[i]
+        turns.append(math.degrees(math.atan2(u[0] * v[1] - u[1] * v[0], float(np.dot(u, v)))))
+    turns_a = np.asarray(turns)
+    return Outline(ring, turns_a, _corners(ring, turns_a, extent), int(crossings))
+
+
 def classify_path(points: np.ndarray, diag: float) -> str | None:
     """Shape class of a closed path given by ordered points (N x 2), as a viewer reads it.
 
@@ -325,35 +368,12 @@ def classify_path(points: np.ndarray, diag: float) -> str | None:
     pts = np.asarray(points, dtype=np.float64)
     if len(pts) < 3:
         return None
-    extent = np.ptp(pts, axis=0).max()
-    if extent < 0.03 * diag:
+    if np.ptp(pts, axis=0).max() < 0.03 * diag:
         return "none"
-    if np.linalg.norm(pts[-1] - pts[0]) > 0.08 * extent:
-        return None  # not a closed drawing
-    # Douglas-Peucker keeps corners and drops jitter, so dense or measured paths read like
-    # the sparse ones; closing the ring first makes the start point no special vertex.
-    ring = cv2.approxPolyDP(pts[:-1].astype(np.float32).reshape(-1, 1, 2), 0.02 * extent, True)
-    ring = ring.reshape(-1, 2).astype(np.float64)
-    if len(ring) < 3:
+    shape = outline(pts)
+    if shape is None:
         return None
-    pts = np.vstack([ring, ring[:1]])
-    segs = list(zip(pts[:-1], pts[1:]))
-    crossings = sum(
-        _segments_cross(*segs[i], *segs[j])
-        for i in range(len(segs))
-        for j in range(i + 2, len(segs))
-        if not (i == 0 and j == len(segs) - 1)
-    )
-    ring = pts[:-1]
-    n = len(ring)
-    turns = []
-    for i in range(n):
-        a, b, c = ring[i - 1], ring[i], ring[(i + 1) % n]
-        u, v = b - a, c - b
-        ang = math.degrees(math.atan2(u[0] * v[1] - u[1] * v[0], float(np.dot(u, v))))
-        turns.append(ang)
-    turns = np.asarray(turns)
-    corners = _corners(ring, turns, extent)
+    ring, turns, corners, crossings = shape.ring, shape.turns, shape.corners, shape.crossings
     if crossings >= 5 and len(corners) == 5:
         return "star"
     if crossings == 1:
