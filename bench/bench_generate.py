@@ -49,6 +49,7 @@ import multiprocessing as mp
 import os
 import platform
 import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -134,6 +135,9 @@ def _encode_worker_init(barrier: Any) -> None:
     _barrier = barrier
 
 
+FFMPEG = shutil.which("ffmpeg")  # optional peer: Debian's ffmpeg CLI
+
+
 def _render_into(spec: Spec, buf: np.ndarray) -> tuple[int, float, float]:
     """Render a spec's frames into ``buf``; returns frames, setup and frame-loop seconds."""
     t0 = time.perf_counter()
@@ -169,7 +173,7 @@ def _encode_share(args: tuple[list[Spec], str]) -> dict[str, Any]:
     _barrier.wait(BARRIER_TIMEOUT_S)
 
     frames = 0
-    setup_s = render_s = encode_s = 0.0
+    setup_s = render_s = encode_s = pipe_s = 0.0
     for spec in share:
         n, setup, render = _render_into(spec, buf)
         t0 = time.perf_counter()
@@ -185,6 +189,44 @@ def _encode_share(args: tuple[list[Spec], str]) -> dict[str, Any]:
             for i in range(n):
                 vw.write(buf[i])
         encode_s += time.perf_counter() - t0
+        if FFMPEG:
+            # The issue's reference ceiling: ready-made RGB frames piped into ffmpeg's x264
+            # with the same settings (one encoder thread, like each of our workers).
+            t0 = time.perf_counter()
+            cmd = [
+                FFMPEG,
+                "-v",
+                "error",
+                "-y",
+                "-f",
+                "rawvideo",
+                "-pix_fmt",
+                "rgb24",
+                "-s",
+                f"{spec.width}x{spec.height}",
+                "-r",
+                str(spec.fps),
+                "-i",
+                "-",
+                "-c:v",
+                "libx264",
+                "-preset",
+                spec.preset,
+                "-crf",
+                str(spec.crf),
+                "-threads",
+                "1",
+                "-pix_fmt",
+                "yuv420p",
+                str(out / f"{spec.id}-pipe.mp4"),
+            ]
+            proc = subprocess.Popen(cmd, stdin=subprocess.PIPE)
+            assert proc.stdin is not None
+            proc.stdin.write(memoryview(buf[:n]).cast("B"))
+            proc.stdin.close()
+            if proc.wait() != 0:
+                raise RuntimeError(f"ffmpeg pipe failed: {' '.join(cmd)}")
+            pipe_s += time.perf_counter() - t0
         frames += n
         setup_s += setup
         render_s += render
@@ -195,6 +237,7 @@ def _encode_share(args: tuple[list[Spec], str]) -> dict[str, Any]:
         "setup_s": setup_s,
         "render_s": render_s,
         "encode_s": encode_s,
+        "pipe_s": pipe_s,
     }
 
 
@@ -233,6 +276,14 @@ def bench_encode_render(specs: list[Spec], jobs: int) -> tuple[dict[str, Any], d
         "frames_per_s_per_core": frames / wall / jobs,
         "workers": workers,
     }
+    pipe_wall = max(w["pipe_s"] for w in workers)
+    if pipe_wall > 0:
+        encode["ffmpeg_pipe"] = {
+            "how": "RGB frames piped to ffmpeg -c:v libx264 (same preset, crf, 1 thread), same workers",
+            "wall_s": pipe_wall,
+            "frames_per_s": frames / pipe_wall,
+            "frames_per_s_per_core": frames / pipe_wall / jobs,
+        }
     render_cpu = sum(w["setup_s"] + w["render_s"] for w in workers)
     render = {
         "frames": frames,
@@ -395,7 +446,20 @@ def report(res: dict[str, Any]) -> str:
         "",
         f"  build / encode-only ceiling: {f['ratio']:.0%} "
         f"(target >= {TARGET_RATIO:.0%}: {'met' if f['ratio'] >= TARGET_RATIO else 'NOT met'})",
+        f"  generation stage (render_all) / ceiling: {f['stage_ratio']:.0%}",
     ]
+    pipe = e.get("ffmpeg_pipe")
+    if pipe:
+        lines.insert(
+            -3,
+            _row(
+                "ffmpeg pipe ceiling",
+                pipe["wall_s"],
+                pipe["frames_per_s"],
+                pipe["frames_per_s_per_core"],
+            ),
+        )
+        lines.append(f"  build / ffmpeg-pipe ceiling (the issue's method): {f['ratio_pipe']:.0%}")
     full = f.get("full")
     if full is not None:
         lines += [
@@ -461,8 +525,11 @@ def main(argv: list[str] | None = None) -> int:
         "encode_only": encode,
         "render_only": render,
         "ratio": build["frames_per_s"] / encode["frames_per_s"],
+        "stage_ratio": build["frames"] / build["render_all_s"] / encode["frames_per_s"],
         "full": None,
     }
+    if "ffmpeg_pipe" in encode:
+        figures["ratio_pipe"] = build["frames_per_s"] / encode["ffmpeg_pipe"]["frames_per_s"]
     if args.full:
         print(f"[3/3] full build of {res['config']} with peak memory ...", flush=True)
         figures["full"] = bench_full(config, args.jobs)
