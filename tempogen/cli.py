@@ -119,6 +119,83 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
+def _captions_generate(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tempogen.retrieval.captions import load_pairs, offline_pairs, write_pairs
+
+    if args.source == "offline":
+        pairs = offline_pairs(args.n, seed=args.seed)
+    elif args.source == "llm":
+        from tempogen.retrieval.llm import generate_llm_pairs, resolve_config
+
+        config = resolve_config(args.base_url, args.api_key, args.model)
+        cache = Path(args.cache_dir) if args.cache_dir else Path(args.out).parent / ".llm-cache"
+        result = generate_llm_pairs(args.n, config, cache_dir=cache)
+        pairs = result.pairs
+        if result.error:
+            print(
+                f"warning: {config.endpoint}: {result.error}; kept {len(pairs)} pairs",
+                file=sys.stderr,
+            )
+        elif len(pairs) < args.n:
+            print(
+                f"warning: got {len(pairs)} of {args.n} pairs: {'; '.join(result.log[-1:])}",
+                file=sys.stderr,
+            )
+    else:
+        pairs = load_pairs(args.source)[: args.n]
+    write_pairs(args.out, pairs)
+    print(f"wrote {len(pairs)} caption pairs to {args.out}")
+    return 0
+
+
+def _captions_audit(args: argparse.Namespace) -> int:
+    from tempogen.io import write_jsonl
+    from tempogen.retrieval.audit import audit_pairs, report_rows, summary_table
+    from tempogen.retrieval.captions import load_pairs
+
+    pairs = load_pairs(args.file)
+    verdicts = audit_pairs(pairs)
+    if args.report:
+        write_jsonl(args.report, report_rows(pairs, verdicts))
+    print(summary_table(verdicts))
+    for i, (p, v) in enumerate(zip(pairs, verdicts, strict=True)):
+        if not v.ok:
+            print(f"pair {i + 1}: {p.pos!r} / {p.neg!r}")
+            for m in v.messages:
+                print(f"  {m}")
+    bad = sum(not v.ok for v in verdicts)
+    print(f"{len(verdicts) - bad}/{len(verdicts)} pairs pass")
+    return 1 if args.strict and bad else 0
+
+
+def _retrieve(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tempogen.io import read_jsonl
+    from tempogen.retrieval.corpus import load_corpus
+    from tempogen.retrieval.embed import Encoder
+    from tempogen.retrieval.search import retrieve, write_candidates
+
+    rows = read_jsonl(args.pairs)
+    pairs = []
+    for i, r in enumerate(rows, 1):
+        if "pos" not in r or "neg" not in r:
+            raise ValueError(f"{args.pairs}: row {i}: needs 'pos' and 'neg' captions")
+        pairs.append((r["pos"], r["neg"]))
+    corpus = load_corpus(args.corpus)
+    cache = Path(args.cache_dir) if args.cache_dir else Path(args.out).parent / ".emb_cache"
+    out = retrieve(
+        pairs, corpus, Encoder(args.model), args.top_k, index=args.index, cache_dir=cache
+    )
+    write_candidates(args.out, out)
+    print(
+        f"wrote top-{args.top_k} candidates for {len(out)} pairs from {len(corpus)} captions to {args.out}"
+    )
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tempogen", description=__doc__.split("\n")[0] if __doc__ else None
@@ -170,6 +247,48 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--predictions", required=True, help="predictions JSONL, or a results folder")
     ev.add_argument("--out", default=None, help="write the scores as JSON here")
     ev.set_defaults(func=_eval)
+    cap = sub.add_parser("captions", help="temporal-counterfactual caption pairs")
+    csub = cap.add_subparsers(dest="captions", required=True)
+    cg = csub.add_parser("generate", help="write caption pairs: offline, from an LLM, or a file")
+    cg.add_argument("--source", required=True, help="offline | llm | a CSV/JSONL file of pairs")
+    cg.add_argument("-n", type=int, default=100, help="how many pairs (default %(default)s)")
+    cg.add_argument("--out", required=True, help="pairs JSONL to write")
+    cg.add_argument("--seed", type=int, default=0, help="seed of the offline generator")
+    cg.add_argument(
+        "--base-url", default=None, help="OpenAI-compatible endpoint (or TEMPOGEN_LLM_BASE_URL)"
+    )
+    cg.add_argument("--api-key", default=None, help="API key (or TEMPOGEN_LLM_API_KEY)")
+    cg.add_argument("--model", default=None, help="model name (or TEMPOGEN_LLM_MODEL)")
+    cg.add_argument("--cache-dir", default=None, help="LLM response cache (default: beside --out)")
+    cg.set_defaults(func=_captions_generate)
+    ca = csub.add_parser("audit", help="check pairs: same words, temporal order, duplicates")
+    ca.add_argument("file", help="pairs as CSV (pos,neg[,major,minor]) or JSONL")
+    ca.add_argument("--strict", action="store_true", help="exit 1 when any pair fails")
+    ca.add_argument("--report", default=None, help="write a JSONL verdict per pair here")
+    ca.set_defaults(func=_captions_audit)
+    rt = sub.add_parser(
+        "retrieve", help="top-k corpus captions (and their videos) for caption pairs"
+    )
+    rt.add_argument("--pairs", required=True, help="pairs JSONL (rows with pos and neg)")
+    rt.add_argument(
+        "--corpus",
+        required=True,
+        action="append",
+        help="vatex:PATH | jsonl:PATH | library:DIR (repeatable)",
+    )
+    rt.add_argument(
+        "--top-k", type=int, default=20, help="candidates per caption (default %(default)s)"
+    )
+    rt.add_argument("--out", required=True, help="candidates JSONL to write")
+    rt.add_argument("--model", default=None, help="sentence-transformers model name or local path")
+    rt.add_argument(
+        "--index",
+        default="flat",
+        choices=["flat", "hnsw", "ivf"],
+        help="FAISS index (default exact)",
+    )
+    rt.add_argument("--cache-dir", default=None, help="embedding cache (default: beside --out)")
+    rt.set_defaults(func=_retrieve)
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
     m.set_defaults(func=_motions)
     return p

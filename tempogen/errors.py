@@ -11,6 +11,7 @@ from tempogen.video import VideoError
 def _user_errors() -> tuple[type[BaseException], ...]:
     from tempogen.editing.clip import EditError
     from tempogen.generators.motion import GenerationError
+    from tempogen.retrieval.llm import LLMError
 
     return (
         ConfigError,
@@ -18,6 +19,7 @@ def _user_errors() -> tuple[type[BaseException], ...]:
         VideoError,
         GenerationError,
         EditError,
+        LLMError,
         FileNotFoundError,
         ValueError,
     )

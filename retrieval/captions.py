@@ -1,0 +1,456 @@
+"""Temporal counterfactual caption pairs (Vinoground-style): the pair type, an offline
+generator, and readers/writers for user files.
+
+A pair is two captions made of exactly the same words whose only difference is the order
+of two events or states ("a man eats then watches tv" / "a man watches tv then eats").
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import os
+import random
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tempogen.io import OutputError, write_jsonl
+
+MAJORS: tuple[str, ...] = ("object", "action", "viewpoint")
+MINORS: tuple[str, ...] = ("interaction", "cyclical", "spatial", "contextual")
+
+
+@dataclass(frozen=True)
+class CaptionPair:
+    """One counterfactual pair with Vinoground's labels; ``major`` is "" when unlabelled."""
+
+    pos: str
+    neg: str
+    major: str = ""
+    minor: tuple[str, ...] = ()
+    source: str = ""
+    provenance: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if self.major and self.major not in MAJORS:
+            raise ValueError(f"major {self.major!r} is not one of {', '.join(MAJORS)}")
+        bad = [m for m in self.minor if m not in MINORS]
+        if bad:
+            raise ValueError(f"minor {', '.join(map(repr, bad))} not among {', '.join(MINORS)}")
+        object.__setattr__(self, "minor", tuple(self.minor))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "pos": self.pos,
+            "neg": self.neg,
+            "major": self.major,
+            "minor": list(self.minor),
+            "source": self.source,
+            "provenance": dict(self.provenance),
+        }
+
+    @classmethod
+    def from_json(cls, row: dict[str, Any]) -> CaptionPair:
+        """Build from a JSON object; ``minor`` may be a list or a ';'-separated string."""
+        for key in ("pos", "neg"):
+            if not isinstance(row.get(key), str) or not row[key].strip():
+                raise ValueError(f"{key!r} must be a non-empty string")
+        prov = row.get("provenance") or {}
+        if not isinstance(prov, dict):
+            raise ValueError("'provenance' must be an object")
+        return cls(
+            pos=row["pos"].strip(),
+            neg=row["neg"].strip(),
+            major=_major(row.get("major")),
+            minor=_minor(row.get("minor")),
+            source=str(row.get("source") or ""),
+            provenance=prov,
+        )
+
+
+def _major(value: Any) -> str:
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        raise ValueError(f"'major' must be a string, got {type(value).__name__}")
+    value = value.strip().lower()
+    if value and value not in MAJORS:
+        raise ValueError(f"major {value!r} is not one of {', '.join(MAJORS)}")
+    return value
+
+
+def _minor(value: Any) -> tuple[str, ...]:
+    if value is None:
+        return ()
+    if isinstance(value, str):
+        items = value.split(";")
+    elif isinstance(value, list | tuple):
+        items = list(value)
+    else:
+        raise ValueError(f"'minor' must be a list or a ';'-separated string, not {value!r}")
+    out: list[str] = []
+    for item in items:
+        if not isinstance(item, str):
+            raise ValueError(f"'minor' entries must be strings, got {item!r}")
+        item = item.strip().lower()
+        if not item:
+            continue
+        if item not in MINORS:
+            raise ValueError(f"minor {item!r} is not one of {', '.join(MINORS)}")
+        if item not in out:
+            out.append(item)
+    return tuple(out)
+
+
+# --------------------------------------------------------------------------- offline
+
+
+# (subject, subject pronoun)
+_PEOPLE: tuple[tuple[str, str], ...] = (
+    ("a man", "he"),
+    ("a woman", "she"),
+    ("a boy", "he"),
+    ("a girl", "she"),
+    ("an old man", "he"),
+    ("a young woman", "she"),
+    ("a chef", "she"),
+    ("a teenager", "he"),
+)
+
+# unrelated actions of a person (third person singular), minor tags
+_ACTIONS: tuple[str, ...] = (
+    "eats",
+    "watches tv",
+    "jumps",
+    "runs",
+    "claps",
+    "reads a book",
+    "drinks water",
+    "dances",
+    "sings",
+    "waves",
+    "laughs",
+    "stretches",
+)
+
+# inverse / procedural action pairs (cyclical): "sits down" then "stands up"
+_CYCLES: tuple[tuple[str, str], ...] = (
+    ("sits down", "stands up"),
+    ("lies down", "gets up"),
+    ("inhales", "exhales"),
+    ("squats down", "jumps up"),
+)
+
+# a person changing how they interact with one object: {o} is "the X" or "it"
+_INTERACTIONS: tuple[tuple[str, str, str, bool], ...] = (
+    ("writes with {o}", "dips {o} into the ink", "the pen", True),
+    ("throws {o}", "catches {o}", "the ball", True),
+    ("opens {o}", "closes {o}", "the door", True),
+    ("fills {o}", "empties {o}", "the glass", True),
+    ("picks {o} up", "puts {o} down", "the box", True),
+    ("washes {o}", "dries {o}", "the plate", True),
+    ("kicks {o}", "picks {o} up", "the ball", False),
+    ("paints {o}", "hangs {o} on the wall", "the picture", False),
+    ("cuts {o}", "eats {o}", "the apple", False),
+    ("folds {o}", "irons {o}", "the shirt", False),
+)
+
+# motion between two places (spatial): "runs from left to right"
+_MOTIONS: tuple[str, ...] = ("runs", "walks", "swims", "crawls", "rides a bike")
+_PLACES: tuple[tuple[str, str], ...] = (
+    ("left", "right"),
+    ("the door", "the window"),
+    ("the car", "the house"),
+    ("the bottom", "the top"),
+)
+
+# moving through changing surroundings (contextual): the subject looks still, the scene moves
+_SCENES: tuple[tuple[str, str], ...] = (
+    ("the biker", "he"),
+    ("the skier", "she"),
+    ("the driver", "he"),
+)
+_SCENE_EVENTS: tuple[str, ...] = (
+    "rides down the street",
+    "goes down the stairs",
+    "passes through a tunnel",
+    "crosses a bridge",
+    "enters a forest",
+)
+
+# object state changes: X turning into Y, and things that change state on their own
+_TRANSFORMS: tuple[tuple[str, str], ...] = (
+    ("water", "ice"),
+    ("water", "steam"),
+    ("a caterpillar", "a butterfly"),
+    ("a seed", "a flower"),
+    ("dough", "bread"),
+    ("a tadpole", "a frog"),
+    ("a puddle", "mud"),
+    ("a candle", "a puddle of wax"),
+)
+_THINGS: tuple[tuple[str, tuple[str, str], bool], ...] = (
+    ("the traffic light", ("turns green", "turns red"), False),
+    ("the balloon", ("inflates", "deflates"), True),
+    ("the lamp", ("turns on", "turns off"), True),
+    ("the flower", ("opens", "closes"), True),
+    ("the screen", ("goes dark", "lights up"), False),
+    ("the fountain", ("starts spraying", "stops spraying"), True),
+)
+
+# camera moves (viewpoint)
+_CAMERA: tuple[str, ...] = (
+    "zooms in",
+    "zooms out",
+    "pans left",
+    "pans right",
+    "tilts up",
+    "tilts down",
+    "moves closer",
+    "cuts to a close-up",
+)
+_CAMERA_SUBJECTS: tuple[str, ...] = ("the camera", "the drone camera")
+
+# connectives: (name, how to render pos for events a, b given subject s and pronoun p)
+_CONNECTIVES: tuple[str, ...] = ("then", "and then", "before", "after", "first then")
+
+
+def _sentence(conn: str, s: str, p: str, a: str, b: str) -> str:
+    """Render "s a <conn> b" so that the event a happens first in time."""
+    if conn == "then":
+        return f"{s} {a} then {b}"
+    if conn == "and then":
+        return f"{s} {a} and then {b}"
+    if conn == "before":
+        return f"{s} {a} before {p} {b}"
+    if conn == "after":  # "s b after p a": a happens first
+        return f"{s} {b} after {p} {a}"
+    if conn == "first then":
+        return f"first {s} {a}, then {p} {b}"
+    raise ValueError(f"unknown connective {conn!r}")
+
+
+def _pair(
+    conn: str, s: str, p: str, a: str, b: str, major: str, minor: Sequence[str], template: str
+) -> CaptionPair:
+    return CaptionPair(
+        pos=_sentence(conn, s, p, a, b),
+        neg=_sentence(conn, s, p, b, a),
+        major=major,
+        minor=tuple(minor),
+        source="offline",
+        provenance={"template": template, "connective": conn},
+    )
+
+
+def _interaction_pair(
+    conn: str, s: str, p: str, a: str, b: str, obj: str, minor: Sequence[str]
+) -> CaptionPair:
+    """Name the object in the first event and refer back with "it" in the second."""
+
+    def render(first: str, second: str) -> str:
+        return _sentence(conn, s, p, first.format(o=obj), second.format(o="it"))
+
+    if conn == "after":  # the syntactically first event is the later one
+        pos = _sentence(conn, s, p, a.format(o="it"), b.format(o=obj))
+        neg = _sentence(conn, s, p, b.format(o="it"), a.format(o=obj))
+    else:
+        pos, neg = render(a, b), render(b, a)
+    return CaptionPair(
+        pos, neg, "action", tuple(minor), "offline", {"template": "interaction", "connective": conn}
+    )
+
+
+def _candidates() -> dict[str, list[CaptionPair]]:
+    """Every offline pair, grouped into buckets by category so sampling covers them all."""
+    b: dict[str, list[CaptionPair]] = {}
+    add = b.setdefault
+    for (s, p), (a, c), conn in itertools.product(
+        _PEOPLE, itertools.combinations(_ACTIONS, 2), _CONNECTIVES
+    ):
+        add("action", []).append(_pair(conn, s, p, a, c, "action", (), "actions"))
+    for (s, p), (a, c), conn in itertools.product(_PEOPLE, _CYCLES, _CONNECTIVES):
+        add("action/cyclical", []).append(_pair(conn, s, p, a, c, "action", ["cyclical"], "cycle"))
+    for (s, p), (a, c, obj, cyc), conn in itertools.product(_PEOPLE, _INTERACTIONS, _CONNECTIVES):
+        minor = ["interaction", "cyclical"] if cyc else ["interaction"]
+        add("/".join(["action", *minor]), []).append(
+            _interaction_pair(conn, s, p, a, c, obj, minor)
+        )
+    for (s, _p), verb, (x, y) in itertools.product(_PEOPLE, _MOTIONS, _PLACES):
+        add("action/spatial", []).append(
+            CaptionPair(
+                f"{s} {verb} from {x} to {y}",
+                f"{s} {verb} from {y} to {x}",
+                "action",
+                ("spatial",),
+                "offline",
+                {"template": "motion", "connective": "from to"},
+            )
+        )
+    for (s, p), (a, c), conn in itertools.product(
+        _SCENES, itertools.combinations(_SCENE_EVENTS, 2), _CONNECTIVES
+    ):
+        add("action/contextual", []).append(
+            _pair(conn, s, p, a, c, "action", ["contextual"], "scene")
+        )
+    for x, y in _TRANSFORMS:
+        for form in ("turning into", "turns into", "slowly turning into"):
+            add("object", []).append(
+                CaptionPair(
+                    f"{x} {form} {y}",
+                    f"{y} {form} {x}",
+                    "object",
+                    (),
+                    "offline",
+                    {"template": "transform", "connective": form},
+                )
+            )
+    for (thing, (a, c), cyc), conn in itertools.product(_THINGS, _CONNECTIVES):
+        minor = ["cyclical"] if cyc else []
+        key = "object/cyclical" if cyc else "object"
+        add(key, []).append(_pair(conn, thing, "it", a, c, "object", minor, "state"))
+    for s, (a, c), conn in itertools.product(
+        _CAMERA_SUBJECTS, itertools.combinations(_CAMERA, 2), _CONNECTIVES
+    ):
+        add("viewpoint", []).append(_pair(conn, s, "it", a, c, "viewpoint", (), "camera"))
+    return b
+
+
+def offline_pairs(n: int, seed: int = 0) -> list[CaptionPair]:
+    """``n`` distinct pairs from built-in templates, no network; deterministic per seed.
+
+    Categories are drawn round-robin so every major and minor appears early; a candidate
+    too similar to one already chosen (the audit's near-duplicate rule) is skipped.
+    """
+    from tempogen.retrieval.audit import NEAR_DUPLICATE_THRESHOLD, NearDuplicateIndex
+
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    rng = random.Random(seed)
+    buckets = _candidates()
+    queues = []
+    for key in sorted(buckets):
+        items = list(buckets[key])
+        rng.shuffle(items)
+        queues.append(items)
+    order: list[CaptionPair] = []
+    for row in itertools.zip_longest(*queues):
+        order.extend(p for p in row if p is not None)
+    index = NearDuplicateIndex(order, NEAR_DUPLICATE_THRESHOLD)
+    chosen: list[CaptionPair] = []
+    for i, pair in enumerate(order):
+        if len(chosen) == n:
+            break
+        if index.add(i):
+            chosen.append(
+                CaptionPair(
+                    pair.pos,
+                    pair.neg,
+                    pair.major,
+                    pair.minor,
+                    pair.source,
+                    {**pair.provenance, "seed": seed, "generator": "tempogen.offline"},
+                )
+            )
+    if len(chosen) < n:
+        raise ValueError(
+            f"offline templates give only {len(chosen)} distinct pairs, {n} asked for;"
+            " use --source llm or a file for more"
+        )
+    return chosen
+
+
+# --------------------------------------------------------------------------- files
+
+
+def _file_format(path: Path) -> str:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return "csv"
+    if suffix in (".jsonl", ".ndjson", ".json"):
+        return "jsonl"
+    with open(path, encoding="utf-8-sig") as f:
+        for line in f:
+            if line.strip():
+                return "jsonl" if line.lstrip().startswith("{") else "csv"
+    return "jsonl"
+
+
+def load_pairs(path: str | os.PathLike[str]) -> list[CaptionPair]:
+    """Read a CSV (header with ``pos,neg``, optional ``major,minor``) or JSONL file of pairs.
+
+    Vinoground's own ``vinoground.csv`` columns ``pos_cal,neg_cal`` are accepted too.
+    Errors name the file and line.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise OutputError(f"{path}: no such file")
+    source = f"file:{path.name}"
+    pairs: list[CaptionPair] = []
+    if _file_format(path) == "csv":
+        with open(path, encoding="utf-8-sig", newline="") as f:
+            reader = csv.reader(f)
+            header = next(reader, None)
+            if header is None:
+                raise ValueError(f"{path}:1: empty file, expected a header with pos,neg")
+            cols = [h.strip().lower() for h in header]
+            pos_col = _column(cols, ("pos", "pos_cal"))
+            neg_col = _column(cols, ("neg", "neg_cal"))
+            if pos_col is None or neg_col is None:
+                raise ValueError(
+                    f"{path}:1: header must name columns pos and neg, found {', '.join(cols)}"
+                )
+            named = {k: i for i, k in enumerate(cols)}
+            for row in reader:
+                line = reader.line_num
+                if not any(c.strip() for c in row):
+                    continue
+                rec: dict[str, Any] = {k: row[i] if i < len(row) else "" for k, i in named.items()}
+                rec["pos"], rec["neg"] = _cell(row, pos_col), _cell(row, neg_col)
+                rec["source"] = source
+                rec["provenance"] = {"file": str(path), "line": line}
+                pairs.append(_located(path, line, rec))
+    else:
+        with open(path, encoding="utf-8-sig") as f:
+            for line, text in enumerate(f, 1):
+                if not text.strip():
+                    continue
+                try:
+                    rec = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"{path}:{line}: not valid JSON: {exc.msg}") from exc
+                if not isinstance(rec, dict):
+                    raise ValueError(
+                        f"{path}:{line}: expected a JSON object, got {type(rec).__name__}"
+                    )
+                rec.setdefault("source", source)
+                if not rec.get("provenance"):
+                    rec["provenance"] = {"file": str(path), "line": line}
+                pairs.append(_located(path, line, rec))
+    return pairs
+
+
+def _column(cols: list[str], names: Iterable[str]) -> int | None:
+    for name in names:
+        if name in cols:
+            return cols.index(name)
+    return None
+
+
+def _cell(row: list[str], i: int) -> str:
+    return row[i] if i < len(row) else ""
+
+
+def _located(path: Path, line: int, rec: dict[str, Any]) -> CaptionPair:
+    try:
+        return CaptionPair.from_json(rec)
+    except ValueError as exc:
+        raise ValueError(f"{path}:{line}: {exc}") from exc
+
+
+def write_pairs(path: str | os.PathLike[str], pairs: Iterable[CaptionPair]) -> None:
+    """Write pairs as JSON lines, atomically (complete file or none)."""
+    write_jsonl(path, (p.to_json() for p in pairs))

@@ -1,0 +1,248 @@
+"""Top-k caption retrieval with FAISS (exact inner product by default) and a review log.
+
+Vinoground (Sec. 3.2) retrieves the top 20 VATEX captions for each generated caption and has a
+person accept or reject them; ``retrieve`` produces those candidates, ``record_review`` the log.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import faiss
+import numpy as np
+
+from tempogen.io import dumps, write_jsonl, write_text
+
+if TYPE_CHECKING:
+    from tempogen.retrieval.corpus import Corpus
+    from tempogen.retrieval.embed import Encoder
+
+__all__ = [
+    "IndexKind",
+    "build_index",
+    "gpu_available",
+    "load_reviews",
+    "recall_at_k",
+    "record_review",
+    "retrieve",
+    "review_history",
+    "search",
+    "write_candidates",
+]
+
+IndexKind = Literal["flat", "hnsw", "ivf"]
+
+
+def gpu_available() -> bool:
+    """True when this faiss build has GPU support and sees at least one GPU."""
+    try:
+        return hasattr(faiss, "StandardGpuResources") and faiss.get_num_gpus() > 0
+    except Exception:  # a faiss-gpu build without a usable driver
+        return False
+
+
+def build_index(
+    emb: np.ndarray,
+    kind: IndexKind = "flat",
+    *,
+    use_gpu: bool | None = None,
+    hnsw_m: int = 32,
+    ef_construction: int = 80,
+    ef_search: int = 128,
+    nlist: int | None = None,
+    nprobe: int = 16,
+) -> faiss.Index:
+    """Inner-product index over unit vectors: exact ``flat`` (IndexFlatIP), or approximate
+    ``hnsw`` / ``ivf``; flat and ivf move to a GPU when faiss-gpu sees one (use_gpu=None)."""
+    x = np.ascontiguousarray(emb, dtype=np.float32)
+    if x.ndim != 2 or len(x) == 0:
+        raise ValueError(f"need a non-empty (n, d) embedding matrix, got shape {x.shape}")
+    d = x.shape[1]
+    if kind == "flat":
+        index: faiss.Index = faiss.IndexFlatIP(d)
+    elif kind == "hnsw":
+        index = faiss.IndexHNSWFlat(d, hnsw_m, faiss.METRIC_INNER_PRODUCT)
+        index.hnsw.efConstruction = ef_construction
+        index.hnsw.efSearch = ef_search
+    elif kind == "ivf":
+        # ~4 sqrt(n) lists, but at least 39 training points per list (faiss's minimum)
+        nlist = nlist or max(1, min(4096, int(4 * np.sqrt(len(x))), len(x) // 39))
+        nlist = min(nlist, len(x))
+        index = faiss.IndexIVFFlat(faiss.IndexFlatIP(d), d, nlist, faiss.METRIC_INNER_PRODUCT)
+        index.train(x)
+        index.nprobe = min(nprobe, nlist)
+    else:
+        raise ValueError(f"index kind must be flat, hnsw or ivf, got {kind!r}")
+    if (use_gpu if use_gpu is not None else gpu_available()) and kind != "hnsw":
+        if not gpu_available():
+            raise RuntimeError("use_gpu=True but faiss has no GPU support or sees no GPU")
+        index = faiss.index_cpu_to_gpu(faiss.StandardGpuResources(), 0, index)
+    index.add(x)
+    return index
+
+
+def search(index: faiss.Index, queries: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """(scores, ids) of the top ``k`` per query, best first; ids are -1 past the corpus end."""
+    q = np.ascontiguousarray(queries, dtype=np.float32)
+    return index.search(q, min(k, index.ntotal))
+
+
+def recall_at_k(
+    emb: np.ndarray, queries: np.ndarray, k: int = 20, index: faiss.Index | None = None, **kw: Any
+) -> dict[str, float]:
+    """Recall@k of an approximate index (default HNSW) against exact IndexFlatIP, with timings."""
+    exact = build_index(emb, "flat", use_gpu=False)
+    t0 = time.perf_counter()
+    approx = index if index is not None else build_index(emb, kw.pop("kind", "hnsw"), **kw)
+    t_build = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    _, ids_exact = search(exact, queries, k)
+    t_exact = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    _, ids_approx = search(approx, queries, k)
+    t_approx = time.perf_counter() - t0
+    hits = [
+        len(set(a[a >= 0]) & set(e[e >= 0])) / max(1, (e >= 0).sum())
+        for a, e in zip(ids_approx, ids_exact)
+    ]
+    return {
+        "recall": float(np.mean(hits)),
+        "k": float(k),
+        "build_s": t_build,
+        "exact_search_s": t_exact,
+        "approx_search_s": t_approx,
+    }
+
+
+def retrieve(
+    pairs_pos_neg: Sequence[tuple[str, str]],
+    corpus: Corpus,
+    encoder: Encoder,
+    top_k: int = 20,
+    *,
+    index: IndexKind = "flat",
+    cache_dir: str | os.PathLike[str] | None = None,
+    corpus_emb: np.ndarray | None = None,
+) -> list[dict[str, Any]]:
+    """Top-``top_k`` corpus captions for each pair's positive and negative caption.
+
+    One row per pair: {pair_index, pos, neg, pos_candidates, neg_candidates}, where a candidate
+    is {rank, score, video_id, youtube_id, start, end, caption}, best first.
+    """
+    if len(corpus) == 0:
+        raise ValueError(f"corpus {corpus.source or '(unnamed)'} is empty")
+    if top_k < 1:
+        raise ValueError(f"top_k must be at least 1, got {top_k}")
+    for i, pair in enumerate(pairs_pos_neg):
+        if len(pair) != 2 or not all(isinstance(c, str) and c.strip() for c in pair):
+            raise ValueError(f"pair {i}: expected (pos, neg) non-empty strings, got {pair!r}")
+    emb = corpus_emb if corpus_emb is not None else encoder.encode_corpus(corpus, cache_dir)
+    if emb.shape[0] != len(corpus):
+        raise ValueError(f"{emb.shape[0]} embeddings for a corpus of {len(corpus)} entries")
+    idx = build_index(emb, index)
+    texts = [c for pair in pairs_pos_neg for c in pair]
+    if not texts:
+        return []
+    scores, ids = search(idx, encoder.encode(texts), top_k)
+
+    def candidates(row: int) -> list[dict[str, Any]]:
+        out = []
+        for rank, (s, j) in enumerate(zip(scores[row], ids[row]), 1):
+            if j < 0:
+                continue
+            cand = {"rank": rank, "score": round(float(s), 6)}
+            cand.update(corpus[int(j)].as_dict())
+            out.append(cand)
+        return out
+
+    return [
+        {
+            "pair_index": i,
+            "pos": pos,
+            "neg": neg,
+            "pos_candidates": candidates(2 * i),
+            "neg_candidates": candidates(2 * i + 1),
+        }
+        for i, (pos, neg) in enumerate(pairs_pos_neg)
+    ]
+
+
+def write_candidates(path: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> None:
+    """Write retrieval rows as JSON lines, atomically."""
+    write_jsonl(path, rows)
+
+
+@contextlib.contextmanager
+def _locked(path: Path) -> Iterator[None]:
+    """An exclusive lock beside ``path`` so two reviewers never drop each other's lines."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.with_name(f".{path.name}.lock"), "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def record_review(
+    path: str | os.PathLike[str],
+    pair_index: int,
+    decision: Literal["accept", "reject"],
+    video_id: str,
+    note: str = "",
+    *,
+    side: Literal["pos", "neg"] | None = None,
+) -> dict[str, Any]:
+    """Append one review decision; the file is rewritten atomically with every earlier line
+    kept byte for byte, so history is never lost. Returns the recorded row."""
+    if decision not in ("accept", "reject"):
+        raise ValueError(f"decision must be 'accept' or 'reject', got {decision!r}")
+    if isinstance(pair_index, bool) or not isinstance(pair_index, int) or pair_index < 0:
+        raise ValueError(f"pair_index must be a non-negative int, got {pair_index!r}")
+    if side not in (None, "pos", "neg"):
+        raise ValueError(f"side must be 'pos', 'neg' or None, got {side!r}")
+    path = Path(path)
+    with _locked(path):
+        old = path.read_text(encoding="utf-8") if path.exists() else ""
+        if old and not old.endswith("\n"):
+            old += "\n"
+        seq = sum(1 for line in old.splitlines() if line.strip())
+        row = {
+            "seq": seq,
+            "pair_index": pair_index,
+            "side": side,
+            "decision": decision,
+            "video_id": video_id,
+            "note": note,
+            "time": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+        write_text(path, old + dumps(row) + "\n")
+    return row
+
+
+def review_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Every review row in file order (empty when the file does not exist yet)."""
+    path = Path(path)
+    if not path.exists():
+        return []
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+    return rows
+
+
+def load_reviews(path: str | os.PathLike[str]) -> dict[int, dict[str, Any]]:
+    """The latest decision per pair: {pair_index: row}."""
+    return {int(row["pair_index"]): row for row in review_history(path)}

@@ -1,0 +1,270 @@
+"""llm: Vinoground's conversation against a real local OpenAI-compatible HTTP server, with
+retries, an on-disk cache, partial results and a clear error for an unreachable endpoint."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import pytest
+
+from tempogen.retrieval.audit import audit_pairs
+from tempogen.retrieval.llm import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_MODEL,
+    FIRST_REQUEST,
+    NEXT_REQUEST,
+    LLMConfig,
+    LLMError,
+    cache_key,
+    generate_llm_pairs,
+    parse_pairs,
+    resolve_config,
+)
+
+SUBJECTS = ["a man", "a woman", "a boy", "a girl", "a chef", "a nurse", "a pilot", "a baker"]
+VERBS = ["eats", "sings", "jumps", "claps", "waves", "reads", "runs", "sleeps", "dances", "swims"]
+
+
+def reply_for_round(r: int) -> str:
+    """Ten pairs for round r (1-based), in a different layout each round."""
+    lines = [f"Sure, here are 10 {'more ' if r > 1 else ''}examples:", ""]
+    for i in range(10):
+        s = SUBJECTS[(r - 1) % len(SUBJECTS)]
+        a, b = VERBS[i], VERBS[(i + r) % len(VERBS)]
+        if a == b:
+            b = "laughs"
+        pos, neg = f"{s} {a} then {b}", f"{s} {b} then {a}"
+        layout = r % 3
+        if layout == 1:
+            lines.append(f'{i + 1}. "{pos}" vs "{neg}"')
+        elif layout == 2:
+            lines.append(f"{i + 1}) {pos} -> {neg}")
+        else:
+            lines += [f"{i + 1}. {pos}", f"   {neg}"]
+    return "\n".join(lines)
+
+
+class FakeOpenAI(ThreadingHTTPServer):
+    """POST /v1/chat/completions: answers from the conversation, fails on chosen requests."""
+
+    daemon_threads = True
+
+    def __init__(self, fail: set[int], max_rounds: int | None = None) -> None:
+        super().__init__(("127.0.0.1", 0), Handler)
+        self.fail = fail  # 1-based request numbers answered with HTTP 500
+        self.max_rounds = max_rounds  # after this round, every request fails
+        self.requests: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server_address[1]}/v1"
+
+
+class Handler(BaseHTTPRequestHandler):
+    server: FakeOpenAI
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+    def _send(self, code: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        with self.server.lock:
+            self.server.requests.append(body)
+            number = len(self.server.requests)
+        if self.path != "/v1/chat/completions":
+            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            return
+        messages = body["messages"]
+        rnd = sum(m["role"] == "user" for m in messages)
+        cap = self.server.max_rounds
+        if number in self.server.fail or (cap is not None and rnd > cap):
+            self._send(500, {"error": {"message": "boom", "type": "server_error"}})
+            return
+        self._send(
+            200,
+            {
+                "id": f"chatcmpl-{number}",
+                "object": "chat.completion",
+                "created": 0,
+                "model": body["model"],
+                "choices": [
+                    {
+                        "index": 0,
+                        "message": {"role": "assistant", "content": reply_for_round(rnd)},
+                        "finish_reason": "stop",
+                    }
+                ],
+                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+            },
+        )
+
+
+def serve(fail: set[int], max_rounds: int | None = None) -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI(fail, max_rounds)
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.daemon = True
+    thread.start()
+    stop = threading.Timer(60, server.shutdown)  # stops by itself even if a test hangs
+    stop.daemon = True
+    stop.start()
+    try:
+        yield server
+    finally:
+        stop.cancel()
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=5)
+
+
+@pytest.fixture
+def flaky() -> Iterator[FakeOpenAI]:
+    yield from serve(fail={2})
+
+
+@pytest.fixture
+def dies_after_round_one() -> Iterator[FakeOpenAI]:
+    yield from serve(fail=set(), max_rounds=1)
+
+
+def closed_port_url() -> str:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
+
+
+def config(url: str, attempts: int = 4) -> LLMConfig:
+    return LLMConfig(url, "test-key", "fake-gpt", timeout=5, max_attempts=attempts, backoff=0.01)
+
+
+def test_conversation_follows_vinoground_and_survives_a_500(flaky, tmp_path):
+    delays: list[float] = []
+    res = generate_llm_pairs(25, config(flaky.url), tmp_path / "cache", sleep=delays.append)
+    assert len(res.pairs) == 25 and res.error is None
+    assert res.rounds == 3 and res.requests == 4 and res.cache_hits == 0
+    assert delays == [0.01] and "HTTP 500" in res.log[0]
+    reqs = flaky.requests
+    assert [len(r["messages"]) for r in reqs] == [2, 4, 4, 6]  # the 2nd request failed
+    first = reqs[0]["messages"]
+    assert [m["role"] for m in first] == ["system", "user"]
+    assert first[1]["content"].endswith(FIRST_REQUEST)
+    assert '"a man eats then watches tv" vs "a man watches tv then eats"' in first[1]["content"]
+    last = reqs[-1]["messages"]
+    assert [m["role"] for m in last] == ["system", "user", "assistant", "user", "assistant", "user"]
+    assert last[-1]["content"] == NEXT_REQUEST
+    assert last[2]["content"] == reply_for_round(1)
+    assert all(r["model"] == "fake-gpt" for r in reqs)
+    # three layouts were parsed; every pair is a valid temporal swap, labelled and traced
+    assert all(v.ok for v in audit_pairs(res.pairs)), [v.messages for v in audit_pairs(res.pairs)]
+    assert {p.provenance["round"] for p in res.pairs} == {1, 2, 3}
+    assert all(p.source == "llm" and p.major == "action" for p in res.pairs)
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 3
+
+
+def test_rerun_reads_the_cache_and_asks_nothing(flaky, tmp_path):
+    cache = tmp_path / "cache"
+    first = generate_llm_pairs(20, config(flaky.url), cache, sleep=lambda s: None)
+    asked = len(flaky.requests)
+    again = generate_llm_pairs(20, config(flaky.url), cache, sleep=lambda s: None)
+    assert len(flaky.requests) == asked
+    assert (again.requests, again.cache_hits) == (0, 2)
+    assert [p.to_json() for p in again.pairs] == [p.to_json() for p in first.pairs]
+    # the cache is keyed by (base_url, model, messages): another model asks again
+    other = LLMConfig(flaky.url, "k", "other-model", timeout=5, max_attempts=3, backoff=0.01)
+    generate_llm_pairs(5, other, cache, sleep=lambda s: None)
+    assert len(flaky.requests) == asked + 1 and flaky.requests[-1]["model"] == "other-model"
+    entry = json.loads(next(cache.glob("*.json")).read_text())
+    assert cache_key(entry["base_url"], entry["model"], entry["messages"]) in {
+        p.stem for p in cache.glob("*.json")
+    }
+
+
+def test_pairs_before_a_failure_are_kept(dies_after_round_one, tmp_path):
+    res = generate_llm_pairs(30, config(dies_after_round_one.url, attempts=3), tmp_path)
+    assert len(res.pairs) == 10 and res.rounds == 1
+    assert res.error is not None
+    assert dies_after_round_one.url in res.error and "fake-gpt" in res.error
+    assert "HTTP 500" in res.error and "gave up after 3 attempts" in res.error
+    assert len(dies_after_round_one.requests) == 1 + 3
+
+
+def test_unreachable_endpoint_is_a_clear_error(tmp_path):
+    url = closed_port_url()
+    with pytest.raises(LLMError) as info:
+        generate_llm_pairs(10, config(url, attempts=2), tmp_path, sleep=lambda s: None)
+    msg = str(info.value)
+    assert msg.startswith(f"{url} (model fake-gpt): cannot connect")
+    assert "gave up after 2 attempts" in msg
+
+
+def test_a_client_error_is_not_retried(flaky, tmp_path):
+    bad = LLMConfig(flaky.url + "/wrong", "k", "m", timeout=5, max_attempts=4, backoff=0.01)
+    with pytest.raises(LLMError, match=r"/wrong \(model m\): HTTP 404"):
+        generate_llm_pairs(10, bad, None)
+    assert len(flaky.requests) == 1
+
+
+def test_config_from_arguments_or_environment(monkeypatch):
+    for var in (ENV_BASE_URL, ENV_API_KEY, ENV_MODEL):
+        monkeypatch.delenv(var, raising=False)
+    with pytest.raises(LLMError, match=ENV_MODEL):
+        resolve_config()
+    with pytest.raises(LLMError, match=ENV_API_KEY):
+        resolve_config(model="gpt-4")
+    monkeypatch.setenv(ENV_BASE_URL, "http://localhost:8000/v1/")
+    monkeypatch.setenv(ENV_MODEL, "llama")
+    cfg = resolve_config(max_attempts=2)
+    assert (cfg.base_url, cfg.api_key, cfg.model, cfg.max_attempts) == (
+        "http://localhost:8000/v1",
+        "unused",
+        "llama",
+        2,
+    )
+    assert resolve_config(model="x", api_key="k").model == "x"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '1. "a man eats then watches TV" vs "a man watches TV then eats"',
+        "2) a man eats then watches TV -> a man watches TV then eats.",
+        "- **a man eats then watches TV** vs. **a man watches TV then eats**",
+        "\u201ca man eats then watches TV\u201d / \u201ca man watches TV then eats\u201d",
+        "1. a man eats then watches TV\n   a man watches TV then eats",
+        "1a. Positive: a man eats then watches TV\n1b. Negative: a man watches TV then eats",
+        "Pair 1:\nCaption 1: a man eats then watches TV\nCaption 2: a man watches TV then eats",
+        "| # | pos | neg |\n|---|---|---|\n| 1 | a man eats then watches TV | a man watches TV then eats |",
+        '```json\n[{"pos": "a man eats then watches TV", "neg": "a man watches TV then eats"}]\n```',
+    ],
+)
+def test_parse_pairs_layouts(text):
+    assert parse_pairs(f"Here you go:\n\n{text}\n\nWant more?") == [
+        ("a man eats then watches TV", "a man watches TV then eats")
+    ]
+
+
+def test_parse_pairs_skips_chatter_and_repeats():
+    text = (
+        "Here are some ideas for you\n"
+        "1. a girl sings then dances\n"
+        "2. a dog barks then sits\n"  # two unrelated single lines are not a pair
+        '3. "a boy runs then jumps" vs "a boy jumps then runs"\n'
+        '4. "a boy jumps then runs" vs "a boy runs then jumps"\n'  # the same pair reversed
+        "I hope these help with your benchmark!"
+    )
+    assert parse_pairs(text) == [("a boy runs then jumps", "a boy jumps then runs")]

@@ -1,0 +1,90 @@
+"""The caption and retrieval commands, run as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", *args], capture_output=True, text=True, timeout=300
+    )
+
+
+def test_generate_then_audit_offline_pairs(tmp_path: Path) -> None:
+    out = tmp_path / "pairs.jsonl"
+    gen = _cli("captions", "generate", "--source", "offline", "-n", "25", "--out", str(out))
+    assert gen.returncode == 0, gen.stderr
+    assert len(out.read_text().splitlines()) == 25
+    audit = _cli("captions", "audit", str(out), "--strict", "--report", str(tmp_path / "r.jsonl"))
+    assert audit.returncode == 0, audit.stdout
+    rows = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert len(rows) == 25 and all(r["ok"] and r["reasons"] == [] for r in rows)
+
+
+def test_audit_strict_fails_on_a_non_temporal_pair(tmp_path: Path) -> None:
+    f = tmp_path / "bad.csv"
+    f.write_text(
+        "pos,neg\na man is waving at a woman,a woman is waving at a man\n"
+        "a man eats then watches tv,a man watches tv then eats\n"
+    )
+    audit = _cli("captions", "audit", str(f), "--strict", "--report", str(tmp_path / "r.jsonl"))
+    assert audit.returncode == 1
+    rows = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
+    assert rows[0]["ok"] is False and "not-temporal" in rows[0]["reasons"]
+    assert rows[1]["ok"] is True
+    assert "1/2 pairs pass" in audit.stdout
+
+
+@pytest.mark.slow
+def test_retrieve_finds_a_paraphrase_in_a_jsonl_corpus(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus.jsonl"
+    lines = [
+        {"video_id": f"v{i}", "caption": f"a person plays instrument number {i} on a stage"}
+        for i in range(60)
+    ]
+    lines.append(
+        {"video_id": "target", "caption": "a chef slices onions and then fries them in a pan"}
+    )
+    corpus.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text(
+        json.dumps(
+            {
+                "pos": "a cook cuts an onion then fries it",
+                "neg": "a cook fries an onion then cuts it",
+            }
+        )
+        + "\n"
+    )
+    out = tmp_path / "cand.jsonl"
+    run = _cli(
+        "retrieve",
+        "--pairs",
+        str(pairs),
+        "--corpus",
+        f"jsonl:{corpus}",
+        "--top-k",
+        "20",
+        "--out",
+        str(out),
+    )
+    assert run.returncode == 0, run.stderr
+    row = json.loads(out.read_text())
+    assert row["pos_candidates"][0]["video_id"] == "target"
+    assert [c["rank"] for c in row["pos_candidates"]] == list(range(1, 21))
+    bad = _cli(
+        "retrieve",
+        "--pairs",
+        str(pairs),
+        "--corpus",
+        f"vatex:{tmp_path / 'none.json'}",
+        "--out",
+        str(out),
+    )
+    assert bad.returncode == 2 and bad.stderr.startswith("tempogen: error:")
