@@ -62,6 +62,7 @@ def build_dataset(
     from tempogen.builders.tomato import export_tomato
     from tempogen.builders.validity import validity_report
     from tempogen.builders.videott import export_videott
+    from tempogen.builders.vinoground import build_vinoground
 
     out = Path(out_dir)
     check_writable(out)
@@ -94,6 +95,8 @@ def build_dataset(
     export_videott(rows, out / "videott")
     export_lmms_eval(rows, out, out / "lmms_eval")
     export_hf(rows, out, out / "hf")
+    if cfg.vinoground.pairs:
+        build_vinoground(out / "vinoground", cfg.vinoground.pairs, cfg.seed, *cfg.size, cfg.fps)
     read_manifest(out / MANIFEST)  # every row must validate against the versioned schema
     validity = validity_report(rows, seed=cfg.seed)
     write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})

@@ -24,7 +24,8 @@ def _generate(args: argparse.Namespace) -> int:
     )
     print(f"index: {summary.out_dir / 'index.html'}; report: {summary.out_dir / 'report.html'}")
     print(
-        "also: videott/ (Video-TT-style questions), lmms_eval/ (task folder), hf/ (datasets layout)"
+        "also: videott/ (Video-TT-style questions), lmms_eval/ (task folder), "
+        "hf/ (datasets layout), vinoground/ (rendered caption pairs)"
     )
     return 0
 

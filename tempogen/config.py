@@ -48,6 +48,13 @@ class VariantsConfig:
 
 
 @dataclass(frozen=True)
+class VinogroundConfig:
+    """Rendered two-event caption pairs exported in Vinoground's layout."""
+
+    pairs: int = 12
+
+
+@dataclass(frozen=True)
 class DatasetConfig:
     """Everything that determines a generated dataset (with the code version)."""
 
@@ -62,6 +69,7 @@ class DatasetConfig:
     style: StyleConfig = field(default_factory=StyleConfig)
     encode: EncodeConfig = field(default_factory=EncodeConfig)
     variants: VariantsConfig = field(default_factory=VariantsConfig)
+    vinoground: VinogroundConfig = field(default_factory=VinogroundConfig)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -198,6 +206,10 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
                 f"unknown preset {enc['preset']!r}; known: {', '.join(presets)}",
             )
         ekw["preset"] = enc["preset"]
+    vino = _section(src, "vinoground", data.get("vinoground"))
+    _check_keys(src, "vinoground.", vino, VinogroundConfig)
+    if "pairs" in vino:
+        kw["vinoground"] = VinogroundConfig(_number(src, "vinoground.pairs", vino["pairs"], int, 0))
     var = _section(src, "variants", data.get("variants"))
     _check_keys(src, "variants.", var, VariantsConfig)
     if "share" in var:
