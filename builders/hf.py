@@ -21,8 +21,8 @@ import pyarrow.parquet as pq
 
 from tempogen import __version__
 from tempogen.io import atomic_path, dumps, write_text
+from tempogen.questions import VARIATION_KEYS
 
-VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 DATA_FILE = "data/test.parquet"
 VARIATION_TYPE = pa.struct([(k, pa.int8()) for k in VARIATION_KEYS])
 SCHEMA = pa.schema(

@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from tempogen.io import write_jsonl, write_text
+from tempogen.questions import VARIATION_KEYS
 
 TASK = "tempogen_tomato"
 DATA_FILE = "test.jsonl"
 ENV_DATASET_DIR = "TEMPOGEN_DATASET_DIR"
 NUM_FRAMES = 16
-VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 PRE_PROMPT = (
     "You are given {num_frames} frames sampled uniformly from a video, in the order they "
     "appear. Use only these frames, not outside knowledge or common sense, to answer the "

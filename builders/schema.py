@@ -18,11 +18,10 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from tempogen import MANIFEST_SCHEMA_VERSION
 from tempogen.io import read_jsonl
-from tempogen.questions import TASKS
+from tempogen.questions import TASKS, VARIATION_KEYS
 
 SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION
 DEMONSTRATION_TYPES = ("human", "object", "simulated")
-VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 HEX64 = "^[0-9a-f]{64}$"
 STATE_ARRAYS = ("x", "y", "angle", "scale", "visible", "lit")
 MAX_MESSAGE = 240

@@ -27,7 +27,7 @@ from typing import Any
 
 from tempogen.builders.answers import LETTERS, grade_open, normalize_text, parse_choice
 from tempogen.io import write_json
-from tempogen.questions import TASKS
+from tempogen.questions import TASKS, VARIATION_KEYS
 
 PathLike = str | os.PathLike[str]
 
@@ -45,7 +45,6 @@ SETTING_ALIASES = {
     "handpicked1": "handpicked1",
     "hand_picked": "handpicked1",
 }
-VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 
 VINO_MAJOR = ("object", "action", "viewpoint")
 VINO_MINOR = ("interaction", "cyclical", "spatial", "contextual")

@@ -19,10 +19,9 @@ import cv2
 import numpy as np
 
 from tempogen.io import atomic_path, write_text
-from tempogen.questions import TASKS
+from tempogen.questions import TASKS, VARIATION_KEYS
 from tempogen.video import VideoError, sha256_file
 
-VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 REQUIRED_FIELDS = (
     "id",
     "video",

@@ -30,10 +30,9 @@ from tempogen.generators.build import (
 from tempogen.generators.motion import SAMPLES, certify, get_motion
 from tempogen.io import content_hash, dumps, write_text
 from tempogen.labels import Labels, Query
-from tempogen.questions import answer_key, choose_options, option_text
+from tempogen.questions import VARIATION_KEYS, answer_key, choose_options, option_text
 from tempogen.video import sha256_file
 
-VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 TOKEN_ALIASES = {
     "clockwise": "cw",
     "counter-clockwise": "ccw",

@@ -32,13 +32,12 @@ from tempogen.generators.motion import (
 from tempogen.generators.render2d import Compositor, make_background
 from tempogen.io import content_hash, dumps, write_text
 from tempogen.labels import Labels
-from tempogen.questions import choose_options, num_options, option_text
+from tempogen.questions import VARIATION_KEYS, choose_options, num_options, option_text
 from tempogen.video import VideoWriter, sha256_file
 
 # Bump when rendering or labelling changes what a spec produces: old clips are then redone.
 RENDER_VERSION = 1
 SHEET_TILE = 240  # contact-sheet tile width in pixels (a 4x4 sheet is about 980 px wide)
-VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 
 
 def _jsonable(v: Any) -> Any:

@@ -14,6 +14,8 @@ import numpy as np
 
 from tempogen.labels import Labels
 
+# TOMATO's variation flags: what kind of edit made a clip (edit ops set them).
+VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
 TASKS = ("count", "direction", "rotation", "shape&trend", "velocity&frequency", "visual_cues")
 
 DIRECTION_WORD = {"left": "Leftwards", "right": "Rightwards", "up": "Upwards", "down": "Downwards"}
