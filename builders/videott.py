@@ -624,6 +624,27 @@ def _frequency(ctx: _Ctx) -> dict[str, Any]:
     }
 
 
+def _open_set(
+    rationale: str,
+    primary: str,
+    rephrased: str,
+    led: str,
+    answer: str,
+    accepted: list[str],
+    wrong: str,
+    wrong_answer: str,
+) -> dict[str, Any]:
+    """The four open-ended questions of a set: three share the answer, the wrongly-led one
+    must reject its premise."""
+    return {
+        "rationale": rationale,
+        "primary": (primary, answer, accepted),
+        "rephrased": (rephrased, answer, accepted),
+        "correctly_led": (led, answer, accepted),
+        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
+    }
+
+
 def _count(ctx: _Ctx) -> dict[str, Any]:
     starts = _events(ctx)
     c = int(ctx.key)
@@ -651,13 +672,7 @@ def _count(ctx: _Ctx) -> dict[str, Any]:
     wrong_n = c + 1
     wrong = f"Why does {s} {'complete ' + str(wrong_n) + ' loops' if ctx.kind == 'loop' else base + ' ' + _times(wrong_n)}?"
     wrong_answer = f"It does not; it makes {c} {nouns if c != 1 else noun}."
-    return {
-        "rationale": rationale,
-        "primary": (primary, answer, accepted),
-        "rephrased": (rephrased, answer, accepted),
-        "correctly_led": (led, answer, accepted),
-        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
-    }
+    return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 
 def _order(ctx: _Ctx) -> dict[str, Any]:
@@ -723,13 +738,7 @@ def _order(ctx: _Ctx) -> dict[str, Any]:
         rest = fnoun if both else "the others"
         wrong = f"Why does {ctx.noun(other)} {act_base} before {rest}?"
         wrong_answer = f"It does not; {fnoun} {action} first, at {_s(started[first])}."
-    return {
-        "rationale": rationale,
-        "primary": (primary, answer, accepted),
-        "rephrased": (rephrased, answer, accepted),
-        "correctly_led": (led, answer, accepted),
-        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
-    }
+    return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 
 def _trajectory(ctx: _Ctx) -> dict[str, Any]:
