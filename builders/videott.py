@@ -511,13 +511,24 @@ def _speed(ctx: _Ctx) -> dict[str, Any]:
     }
 
 
+def _words(ctx: _Ctx) -> tuple[str, str, str, str]:
+    """How the rationale names the query's events: by kind, or as the pattern declared them
+    in ``labels.meta["event_words"]`` (a jump, a squat, a clap all read as ``raise``)."""
+    if ctx.kind in EVENT_WORDS:
+        return EVENT_WORDS[ctx.kind]
+    words = ctx.labels.meta.get("event_words")
+    if not words or len(words) != 4:
+        raise ValueError(f"row {ctx.id!r}: events of kind {ctx.kind!r} need meta.event_words")
+    return tuple(words)  # type: ignore[return-value]
+
+
 def _events(ctx: _Ctx) -> list[float]:
     ev = observe.events(ctx.labels, np.arange(ctx.n)) or []
     return [float(a) for a, _ in ev]
 
 
 def _event_text(ctx: _Ctx, starts: list[float]) -> str:
-    verb, _, nouns, _ = EVENT_WORDS[ctx.kind]
+    verb, _, nouns, _ = _words(ctx)
     where = f" around {ctx.center}" if ctx.kind == "loop" else ""
     where += " on the floor" if ctx.kind == "bounce" else ""
     if not starts:
@@ -573,7 +584,7 @@ FREQ_ANSWER = {
 
 def _frequency(ctx: _Ctx) -> dict[str, Any]:
     starts = _events(ctx)
-    verb, base, nouns, _ = EVENT_WORDS[ctx.kind]
+    verb, base, nouns, _ = _words(ctx)
     s, S = ctx.subj, _cap(ctx.subj)
     answer, accepted = FREQ_ANSWER[ctx.key]
     primary = f"How does the rate at which {s} {verb} change over the video?"
@@ -650,7 +661,7 @@ def _count(ctx: _Ctx) -> dict[str, Any]:
     c = int(ctx.key)
     if len(starts) != c:
         raise ValueError(f"row {ctx.id!r}: {len(starts)} events disagree with answer {c}")
-    verb, base, nouns, noun = EVENT_WORDS[ctx.kind]
+    verb, base, nouns, noun = _words(ctx)
     s, S = ctx.subj, _cap(ctx.subj)
     if ctx.kind == "loop":
         primary = f"How many full loops does {s} complete around {ctx.center}?"
@@ -659,8 +670,8 @@ def _count(ctx: _Ctx) -> dict[str, Any]:
         primary = f"How many times does {s} hit the floor over the whole video?"
         rephrased = f"Count the bounces of {s}: how many are there from start to end?"
     else:
-        primary = f"How many times does {s} flash over the whole video?"
-        rephrased = f"Count the flashes of {s}: how many are there from start to end?"
+        primary = f"How many times does {s} {base} over the whole video?"
+        rephrased = f"Count the {nouns} of {s}: how many are there from start to end?"
     answer = f"{c}."
     accepted = [str(c), _num(c), f"{c} times", _times(c), f"{c} {nouns if c != 1 else noun}"]
     rationale = f"{_event_text(ctx, starts)}: {c} in all."

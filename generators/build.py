@@ -23,10 +23,11 @@ from tempogen.generators.motion import (
     SAMPLES,
     Certificate,
     Motion,
+    Scene,
     Style,
     certify,
     get_motion,
-    make_labels,
+    make_scene,
     motions_for,
 )
 from tempogen.generators.render2d import Compositor, make_background
@@ -36,7 +37,7 @@ from tempogen.questions import VARIATION_KEYS, choose_options, num_options, opti
 from tempogen.video import VideoWriter, sha256_file
 
 # Bump when rendering or labelling changes what a spec produces: old clips are then redone.
-RENDER_VERSION = 1
+RENDER_VERSION = 2
 SHEET_TILE = 240  # contact-sheet tile width in pixels (a 4x4 sheet is about 980 px wide)
 
 
@@ -69,6 +70,7 @@ class Spec:
     answer_pos: int
     crf: int
     preset: str
+    body: str = ""  # body model of a simulated human ("" = the embedded mannequin)
 
     def to_json(self) -> dict[str, Any]:
         return {k: getattr(self, k) for k in self.__dataclass_fields__}
@@ -101,18 +103,23 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
         motions = [m for m in motions_for(task) if not cfg.motions or m.name in cfg.motions]
         if not motions:
             continue
-        classes = _classes(motions)
+        flat = [m for m in motions if m.renderer == "2d"]
+        solid = [m for m in motions if m.renderer != "2d"]
+        classes = _classes(flat or motions)
         task_rng = np.random.default_rng(root.spawn(len(cfg.tasks))[t_index])
         order: list[tuple[str, str]] = []
         while len(order) < cfg.samples_per_task:
             order.extend(classes[i] for i in task_rng.permutation(len(classes)))
+        in3d = _slots_3d(cfg, t_index, order[: cfg.samples_per_task], solid)
         position_cycle: dict[int, list[int]] = {}
         for i in range(cfg.samples_per_task):
             fact, key = order[i]
-            able = [m for m in motions if m.fact == fact and key in m.keys()]
+            able = [m for m in flat or motions if m.fact == fact and key in m.keys()]
             motion = able[int(task_rng.integers(len(able)))]
             seed = int(task_rng.integers(0, 2**31 - 1))
             duration = task_rng.uniform(*cfg.duration)
+            if i in in3d:
+                motion, duration = in3d[i]
             n_opts = num_options(motion.fact, motion.objects)
             cycle = position_cycle.setdefault(n_opts, [])
             if not cycle:
@@ -135,16 +142,54 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
                     answer_pos=cycle.pop(),
                     crf=cfg.encode.crf,
                     preset=cfg.encode.preset,
+                    body=_body_model(cfg) if motion.renderer == "human" else "",
                 )
             )
     return specs
 
 
+def _slots_3d(
+    cfg: DatasetConfig, t_index: int, order: list[tuple[str, str]], solid: list[Motion]
+) -> dict[int, tuple[Motion, float]]:
+    """Which of a task's questions are rendered in 3D, by which pattern and for how long.
+
+    Up to ``scenes3d.per_task`` slots whose answer class a 3D pattern can produce; patterns
+    take turns so humans and objects both appear. A separate seed keeps the 2D plan as it is.
+    """
+    rng = np.random.default_rng([cfg.seed, 3, t_index])
+    able = {
+        i: [m for m in solid if m.fact == fact and key in m.keys()]
+        for i, (fact, key) in enumerate(order)
+    }
+    candidates = [i for i, ms in able.items() if ms]
+    k = min(cfg.scenes3d.per_task, len(candidates))
+    chosen = sorted(int(i) for i in rng.choice(candidates, size=k, replace=False)) if k else []
+    used = dict.fromkeys((m.name for m in solid), 0)
+    out: dict[int, tuple[Motion, float]] = {}
+    for i in chosen:
+        motion = min(able[i], key=lambda m: (used[m.name], m.name))
+        used[motion.name] += 1
+        out[i] = (motion, float(rng.uniform(*cfg.scenes3d.duration)))
+    return out
+
+
+def _body_model(cfg: DatasetConfig) -> str:
+    """The body model humans are posed with: the config's, else ``$TEMPOGEN_BODY_MODEL``."""
+    return cfg.scenes3d.body_model or os.environ.get("TEMPOGEN_BODY_MODEL", "")
+
+
 def spec_labels(spec: Spec) -> tuple[Labels, np.random.Generator, np.random.Generator]:
     """Labels of a spec, plus the generators for its background and its options."""
+    scene, bg_rng, opt_rng = spec_scene(spec)
+    return scene.labels(), bg_rng, opt_rng
+
+
+def spec_scene(spec: Spec) -> tuple[Scene, np.random.Generator, np.random.Generator]:
+    """The certified scene of a spec (labels, and the 3D world if it has one), plus the
+    generators for its background and its options."""
     label_ss, bg_ss, opt_ss = np.random.SeedSequence(spec.seed).spawn(3)
-    style = Style(spec.distractors, spec.misleading_text, spec.background)
-    labels = make_labels(
+    style = Style(spec.distractors, spec.misleading_text, spec.background, spec.body)
+    scene = make_scene(
         get_motion(spec.motion),
         spec.answer_key,
         np.random.default_rng(label_ss),
@@ -154,7 +199,7 @@ def spec_labels(spec: Spec) -> tuple[Labels, np.random.Generator, np.random.Gene
         num_frames=spec.num_frames,
         style=style,
     )
-    return labels, np.random.default_rng(bg_ss), np.random.default_rng(opt_ss)
+    return scene, np.random.default_rng(bg_ss), np.random.default_rng(opt_ss)
 
 
 def question_fields(
@@ -209,10 +254,14 @@ def _render_new(
 ) -> dict[str, Any]:
     from tempogen.builders.sheets import write_sheet
 
-    labels, bg_rng, opt_rng = spec_labels(spec)
+    scene, bg_rng, opt_rng = spec_scene(spec)
+    labels = scene.labels()
     motion = get_motion(spec.motion)
-    background = make_background(spec.background, spec.width, spec.height, bg_rng)
-    comp = Compositor(labels, background)
+    if scene.world is not None:
+        frames = scene.world.frames(spec.background, bg_rng)
+    else:
+        comp = Compositor(labels, make_background(spec.background, spec.width, spec.height, bg_rng))
+        frames = (comp.frame(i) for i in range(labels.num_frames))
     wanted = {int(i): k for k, i in enumerate(observe.uniform_indices(labels.num_frames, SAMPLES))}
     sampled: list[np.ndarray] = [None] * SAMPLES  # type: ignore[list-item]
     # The clip's record is its commit: the video takes its final name only after the record
@@ -222,11 +271,17 @@ def _render_new(
         with VideoWriter(
             partial, spec.fps, spec.width, spec.height, crf=spec.crf, preset=spec.preset
         ) as vw:
-            for i in range(labels.num_frames):
-                frame = comp.frame(i)
+            written = 0
+            for i, frame in enumerate(frames):
                 vw.write(frame)
+                written += 1
                 if i in wanted:
                     sampled[wanted[i]] = frame.copy()
+            if written != labels.num_frames:
+                raise RuntimeError(
+                    f"{spec.id}: motion {spec.motion!r} rendered {written} frames, "
+                    f"its labels have {labels.num_frames}"
+                )
         write_sheet(sheet_path, np.stack(sampled), sorted(wanted), tile_width=SHEET_TILE)
 
         cert = certify(labels)
@@ -239,7 +294,7 @@ def _render_new(
             "demonstration_type": "simulated",
             **question_fields(motion, labels, spec.answer_key, opt_rng, spec.answer_pos),
             "labels": labels_json(labels),
-            "variation": dict.fromkeys(VARIATION_KEYS, 0),
+            "variation": {**dict.fromkeys(VARIATION_KEYS, 0), **labels.meta.get("variation", {})},
             "source": None,
             "edits": [],
             "seed": spec.seed,
@@ -250,7 +305,7 @@ def _render_new(
             "fps": spec.fps,
             "width": spec.width,
             "height": spec.height,
-            "note": "",
+            "note": motion.note,
             "certificate": certificate_json(cert),
         }
         write_text(record_path, dumps(row) + "\n")
@@ -307,6 +362,11 @@ def process_pool(jobs: int) -> Iterator[Any]:
         yield pool
 
 
+def _frame_cost(spec: Spec) -> float:
+    """Rough cost of one frame relative to a 2D frame (3D frames render ~20x slower)."""
+    return 1.0 if get_motion(spec.motion).renderer == "2d" else 20.0
+
+
 def _render_star(args: tuple[Spec, Path]) -> dict[str, Any]:
     return render_spec(*args)
 
@@ -319,10 +379,11 @@ def render_all(
 ) -> list[dict[str, Any]]:
     """Render specs over ``jobs`` processes (default: all cores); rows come back in spec order.
 
-    Longest clips go first, so no worker is left finishing a long clip alone at the end.
+    Costliest clips (3D ones, then the longest) go first, so no worker is left finishing a long
+    clip alone at the end.
     """
     jobs = jobs or os.cpu_count() or 1
-    longest_first = sorted(specs, key=lambda s: -s.num_frames)
+    longest_first = sorted(specs, key=lambda s: -s.num_frames * _frame_cost(s))
     done: dict[str, dict[str, Any]] = {}
     for row in _imap(longest_first, Path(out_dir), jobs):
         done[row["id"]] = row

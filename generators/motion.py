@@ -9,9 +9,9 @@ rendering) is shared. See the README for a worked example.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -58,6 +58,7 @@ class Style:
     distractors: int = 0
     misleading_text: bool = False
     background: str = "solid"
+    body: str = ""  # body model for simulated humans: a path, or "" for the default
 
 
 @dataclass
@@ -75,6 +76,23 @@ class Look:
         return f"the {self.color_name} {NOUN.get(self.shape, self.shape)}"
 
 
+class World(Protocol):
+    """What a 3D pattern hands to the renderer instead of the 2D compositor.
+
+    A pattern that renders itself (a simulated human, a 3D object scene) sets ``scene.world``
+    in ``animate``; the build then takes the clip's frames from ``frames`` and the labels from
+    the tracks the pattern added (projected from the same 3D states), so both agree.
+    """
+
+    def frames(self, background: str, rng: np.random.Generator) -> Iterator[np.ndarray]:
+        """RGB uint8 frames (height, width, 3), one per clip frame, in order.
+
+        ``background`` is the spec's background style name; ``rng`` draws the look (lights,
+        colours) so the same spec renders the same pixels. A frame may reuse one buffer.
+        """
+        ...
+
+
 @dataclass
 class Scene:
     """The workspace a pattern animates: canvas, time base, random generator and objects."""
@@ -89,6 +107,8 @@ class Scene:
     nouns: dict[str, str] = field(default_factory=dict)
     query: Query | None = None
     fact: str = ""
+    world: World | None = None
+    meta: dict[str, Any] = field(default_factory=dict)  # extra label metadata (JSON-ready)
     _colors: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -228,7 +248,7 @@ class Scene:
             fps=self.fps,
             tracks=tuple(self.tracks),
             query=self.query,
-            meta={"nouns": dict(self.nouns)},
+            meta={"nouns": dict(self.nouns), **self.meta},
         )
 
 
@@ -241,6 +261,10 @@ class Motion:
     answers: ClassVar[tuple[Any, ...]] = ()
     question: ClassVar[str] = ""
     objects: ClassVar[tuple[str, ...]] = ("subject",)
+    # "2d": drawn by the compositor from the tracks; "human" or "object3d": the pattern sets
+    # ``scene.world`` and renders in 3D (see :class:`World`).
+    renderer: ClassVar[str] = "2d"
+    note: ClassVar[str] = ""  # the manifest's ``note`` (e.g. "simulated human")
 
     def animate(self, scene: Scene, answer: Any) -> None:
         raise NotImplementedError
@@ -369,7 +393,12 @@ def _in_view(labels: Labels) -> bool:
     return True
 
 
-def make_labels(
+def make_labels(motion: Motion, key: str, rng: np.random.Generator, **kw: Any) -> Labels:
+    """Labels of a certified clip of ``motion`` answering ``key`` (see :func:`make_scene`)."""
+    return make_scene(motion, key, rng, **kw).labels()
+
+
+def make_scene(
     motion: Motion,
     key: str,
     rng: np.random.Generator,
@@ -380,7 +409,7 @@ def make_labels(
     num_frames: int,
     style: Style,
     attempts: int = 12,
-) -> Labels:
+) -> Scene:
     """Animate a pattern until its clip certifies for the requested answer.
 
     A clip whose every-frame answer differs from the requested one is a bug in the pattern and
@@ -392,7 +421,8 @@ def make_labels(
         scene = Scene(rng, width, height, fps, num_frames, style)
         scene.fact = motion.fact
         motion.animate(scene, value)
-        scene.add_distractors(style.distractors)
+        if motion.renderer == "2d":
+            scene.add_distractors(style.distractors)
         labels = scene.labels()
         if not _in_view(labels):
             continue
@@ -402,6 +432,6 @@ def make_labels(
                 f"motion {motion.name!r} asked for {key!r} but its states show {cert.full!r}"
             )
         if cert.ok(motion.fact, key):
-            return labels
+            return scene
         last = cert
     raise GenerationError(f"motion {motion.name!r} could not certify {key!r}: {last}")

@@ -55,6 +55,16 @@ class VinogroundConfig:
 
 
 @dataclass(frozen=True)
+class Scenes3DConfig:
+    """Clips rendered in 3D (simulated humans, 3D objects): how many per task, how long, and
+    which body model poses the humans ("" = ``$TEMPOGEN_BODY_MODEL`` or the embedded one)."""
+
+    per_task: int = 3
+    duration: tuple[float, float] = (3.0, 5.0)
+    body_model: str = ""
+
+
+@dataclass(frozen=True)
 class DatasetConfig:
     """Everything that determines a generated dataset (with the code version)."""
 
@@ -70,6 +80,7 @@ class DatasetConfig:
     encode: EncodeConfig = field(default_factory=EncodeConfig)
     variants: VariantsConfig = field(default_factory=VariantsConfig)
     vinoground: VinogroundConfig = field(default_factory=VinogroundConfig)
+    scenes3d: Scenes3DConfig = field(default_factory=Scenes3DConfig)
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
@@ -210,6 +221,19 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     _check_keys(src, "vinoground.", vino, VinogroundConfig)
     if "pairs" in vino:
         kw["vinoground"] = VinogroundConfig(_number(src, "vinoground.pairs", vino["pairs"], int, 0))
+    s3 = _section(src, "scenes3d", data.get("scenes3d"))
+    _check_keys(src, "scenes3d.", s3, Scenes3DConfig)
+    s3kw: dict[str, Any] = {}
+    if "per_task" in s3:
+        s3kw["per_task"] = _number(src, "scenes3d.per_task", s3["per_task"], int, 0)
+    if "duration" in s3:
+        s3kw["duration"] = _pair(src, "scenes3d.duration", s3["duration"], float, 1.0)
+    if "body_model" in s3:
+        bm = s3["body_model"]
+        if bm is not None and not isinstance(bm, str):
+            raise _fail(src, "scenes3d.body_model", f"expected a path or null, got {bm!r}")
+        s3kw["body_model"] = bm or ""
+    kw["scenes3d"] = Scenes3DConfig(**{**asdict(base.scenes3d), **s3kw})
     var = _section(src, "variants", data.get("variants"))
     _check_keys(src, "variants.", var, VariantsConfig)
     if "share" in var:

@@ -200,6 +200,20 @@ def contact_mask(labels: Labels, idx: np.ndarray) -> np.ndarray:
     return mask
 
 
+EVENT_KINDS = ("flash", "bounce", "raise", "loop")  # query kinds whose facts are events
+RAISE_MIN = 0.03  # canvas diagonals: a smaller swing of the height is not an action
+
+
+def raised_mask(labels: Labels, idx: np.ndarray) -> np.ndarray:
+    """Sampled frames where the subject is raised: its height above the anchor line (along
+    the anchor's normal) lies in the upper half of its range. A jump lifts the feet off the
+    floor; with the line placed elsewhere the same rule reads a squat, a clap or a wave."""
+    h = floor_height(labels, idx)
+    if len(h) < 2 or h.max() - h.min() < RAISE_MIN * math.hypot(labels.width, labels.height):
+        return np.zeros(len(h), bool)
+    return h > h.min() + 0.5 * (h.max() - h.min())
+
+
 def events(labels: Labels, idx: np.ndarray) -> list[tuple[float, float]] | None:
     """Repeated events of the query's kind as (start, end) times in seconds."""
     q = labels.query
@@ -209,6 +223,8 @@ def events(labels: Labels, idx: np.ndarray) -> list[tuple[float, float]] | None:
         mask = subj.lit[idx] & subj.visible[idx]
     elif q.kind == "bounce":
         mask = contact_mask(labels, idx)
+    elif q.kind == "raise":
+        mask = raised_mask(labels, idx)
     elif q.kind == "loop":
         if len(idx) < 2:
             return None
@@ -217,7 +233,7 @@ def events(labels: Labels, idx: np.ndarray) -> list[tuple[float, float]] | None:
         ends = [i for i in range(1, len(laps)) if laps[i] > laps[i - 1]]
         return [(float(t[i]), float(t[i])) for i in ends]
     else:
-        raise ValueError(f"query kind {q.kind!r} has no events (flash, bounce or loop)")
+        raise ValueError(f"query kind {q.kind!r} has no events (flash, bounce, raise or loop)")
     return [(float(t[s]), float(t[e])) for s, e in _runs(mask)]
 
 
@@ -425,7 +441,7 @@ def observe(labels: Labels, idx: np.ndarray | None = None) -> dict[str, Any]:
     }
     if q.fact == "rotation" or q.kind == "orbit":
         facts["rotation"] = rotation(labels, idx)
-    if q.kind in ("flash", "bounce", "loop"):
+    if q.kind in EVENT_KINDS:
         facts["count"] = count(labels, idx)
         facts["frequency"] = frequency(labels, idx)
     if q.fact == "order":
