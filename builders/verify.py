@@ -44,14 +44,18 @@ def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
     if "tracks" not in labels_json:
         return None
     labels = Labels.from_json(labels_json)
-    fact = get_motion(row["generator"]).fact
+    motion = get_motion(row["generator"])
+    fact = motion.fact
     idx = observe.uniform_indices(labels.num_frames, SAMPLES)
     try:
         frames = list(read_video(manifest_dir / row["video"], idx))
     except VideoError as exc:
         return Verdict(row["id"], row["answer_key"], None, str(exc))
-    spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
-    value = observe.answer(pixel_labels(frames, labels, idx, rotation=spin), idx)
+    measured = motion.pixel_states(frames, labels, idx)
+    if measured is None:
+        spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
+        measured = pixel_labels(frames, labels, idx, rotation=spin)
+    value = observe.answer(measured, idx)
     seen = None if value is None else answer_key(fact, value)
     detail = "" if value is not None else "pixels do not determine an answer"
     return Verdict(row["id"], row["answer_key"], seen, detail)

@@ -269,6 +269,16 @@ class Motion:
     def animate(self, scene: Scene, answer: Any) -> None:
         raise NotImplementedError
 
+    def pixel_states(
+        self, frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray
+    ) -> Labels | None:
+        """States measured from decoded frames at ``idx``, for the pixel audit.
+
+        ``None`` means "find each object by its flat colour" (the 2D tracker in
+        ``builders/pixels.py``); 3D patterns, whose shading changes colours, read their own.
+        """
+        return None
+
     def question_text(self, labels: Labels) -> str:
         """The question with object nouns filled in from the labels."""
         nouns = labels.meta.get("nouns", {})
