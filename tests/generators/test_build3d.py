@@ -1,0 +1,125 @@
+"""How the build plans and renders patterns that draw themselves (3D worlds).
+
+The pattern here renders its own frames through the ``World`` protocol (it paints the
+subject's disc with NumPy, no GL), so these tests exercise the planner's 3D slots, the
+dispatch to ``scene.world``, the manifest's note and variation flags, and the frame-count
+guard, independently of any renderer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from tempogen.config import config_from_dict
+from tempogen.generators.motion import MOTIONS, Motion, Scene, register_motion
+from tempogen.labels import Labels
+
+
+class _DiscWorld:
+    def __init__(self, labels_of: Scene, extra: int = 0) -> None:
+        self.scene = labels_of
+        self.extra = extra
+
+    def frames(self, background: str, rng: np.random.Generator) -> Iterator[np.ndarray]:
+        labels: Labels = self.scene.labels()
+        t = labels.subject
+        yy, xx = np.mgrid[0 : labels.height, 0 : labels.width]
+        shade = int(rng.integers(10, 40))
+        for i in range(labels.num_frames + self.extra):
+            frame = np.full((labels.height, labels.width, 3), shade, np.uint8)
+            j = min(i, labels.num_frames - 1)
+            inside = (xx - t.x[j]) ** 2 + (yy - t.y[j]) ** 2 <= (t.size * t.scale[j]) ** 2
+            frame[inside] = t.color
+            yield frame
+
+
+@pytest.fixture
+def slide3d():
+    @register_motion
+    class Slide3D(Motion):
+        name = "slide3d_test"
+        task = "direction"
+        fact = "direction"
+        answers = (("left",), ("right",))
+        question = "Which way does {subject} move, from the viewer's perspective?"
+        renderer = "object3d"
+        note = "simulated 3D objects"
+        extra_frames = 0
+
+        def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
+            look = scene.subject_look(("circle",), size=scene.unit * 1.5)
+            sign = 1 if answer == ("right",) else -1
+            x = scene.width / 2 + sign * (scene.frames / scene.n - 0.5) * 0.6 * scene.width
+            scene.add("subject", look, x, scene.height / 2)
+            scene.meta["variation"] = {"first_person": 1}
+            scene.world = _DiscWorld(scene, self.extra_frames)
+            scene.ask(["subject"])
+
+    try:
+        yield MOTIONS["slide3d_test"]
+    finally:
+        MOTIONS.pop("slide3d_test", None)
+
+
+def _cfg(per_task: int):
+    return config_from_dict(
+        {
+            "tasks": ["direction"],
+            "samples_per_task": 24,
+            "size": [160, 90],
+            "fps": 10,
+            "duration": [4, 6],
+            "style": {"distractors": [1, 1]},
+            "scenes3d": {"per_task": per_task, "duration": [3, 3]},
+        }
+    )
+
+
+def test_plan_gives_3d_patterns_only_their_slots(slide3d) -> None:
+    from tempogen.generators.build import plan
+
+    specs = plan(_cfg(3))
+    solid = [s for s in specs if s.motion == "slide3d_test"]
+    assert len(solid) == 3
+    assert all(s.num_frames == 32 for s in solid)  # scenes3d.duration, floored at 32 frames
+    assert all(s.answer_key in ("left", "right") for s in solid)
+    assert plan(_cfg(3)) == specs  # deterministic
+    flat = [s.motion for s in plan(_cfg(0))]
+    assert "slide3d_test" not in flat
+    # the 2D part of the plan is the same whether or not 3D slots are taken
+    same = [a for a, b in zip(plan(_cfg(0)), specs) if b.motion != "slide3d_test"]
+    assert all(
+        a.seed == b.seed for a, b in zip(same, [b for b in specs if b.motion != "slide3d_test"])
+    )
+
+
+def test_a_world_renders_the_clip_and_fills_the_row(slide3d, tmp_path) -> None:
+    from tempogen.generators.build import plan, render_spec
+    from tempogen.video import read_video
+
+    spec = next(s for s in plan(_cfg(2)) if s.motion == "slide3d_test")
+    row = render_spec(spec, tmp_path)
+    assert row["note"] == "simulated 3D objects"
+    assert row["variation"]["first_person"] == 1
+    assert row["demonstration_type"] == "simulated"
+    assert len(row["labels"]["tracks"]) == 1  # no 2D distractors in a 3D scene
+    frames = list(read_video(tmp_path / row["video"], np.array([0, spec.num_frames - 1])))
+    labels = Labels.from_json(row["labels"])
+    t = labels.subject
+    for frame, j in zip(frames, (0, spec.num_frames - 1)):
+        ys, xs = np.nonzero(np.abs(frame.astype(int) - t.color).sum(axis=2) < 60)
+        assert abs(xs.mean() - t.x[j]) < 1.5 and abs(ys.mean() - t.y[j]) < 1.5
+
+
+def test_a_world_that_renders_the_wrong_number_of_frames_fails_cleanly(slide3d, tmp_path) -> None:
+    from tempogen.generators.build import plan, render_spec
+
+    slide3d.extra_frames = 2
+    spec = next(s for s in plan(_cfg(2)) if s.motion == "slide3d_test")
+    with pytest.raises(RuntimeError, match="rendered 34 frames, its labels have 32"):
+        render_spec(spec, tmp_path)
+    assert not list((tmp_path / "videos").glob("*"))
+    assert not (tmp_path / "clips" / f"{spec.id}.json").exists()
