@@ -548,3 +548,48 @@ def test_unknown_fact_and_event_kind_raise():
     lab = labels(Query("count", ("subject",), "wobble"), still(5, "subject"))
     with pytest.raises(ValueError, match="'wobble' has no events"):
         observe.answer(lab)
+
+
+# raises (jumps, squats, claps: the subject's height above an anchor line) -------------------
+
+
+def hops(times: list[float], n: int = 120, lift: float = 12.0) -> Track:
+    """Feet resting at y = 80 that leave the floor for 0.6 s from each start time."""
+    t = np.arange(n) / FPS
+    y = np.full(n, 80.0)
+    for s in times:
+        inside = (t >= s) & (t <= s + 0.6)
+        y[inside] -= lift * np.sin(np.pi * (t[inside] - s) / 0.6)
+    return mover(np.full(n, 100.0), y, size=3.0)
+
+
+@pytest.mark.parametrize("k", [1, 2, 4, 6])
+def test_raise_counts_jumps_above_the_floor(k):
+    starts = [0.5 + 1.8 * i for i in range(k)]
+    lab = labels(Query("count", ("subject", "floor"), "raise"), hops(starts), floor(120))
+    assert answer_of(lab) == k
+    assert observe.observe(lab)["count"] == k
+
+
+def test_raise_ignores_a_swing_too_small_to_be_an_action():
+    lab = labels(
+        Query("count", ("subject", "floor"), "raise"), hops([1.0, 4.0], lift=3.0), floor(120)
+    )
+    assert answer_of(lab) == 0
+
+
+def test_raise_reads_a_squat_against_a_line_above_the_head():
+    n = 90
+    t = np.arange(n) / FPS
+    head_y = 20 + 15 * (np.sin(2 * np.pi * t / 3.0 - np.pi / 2) + 1) / 2  # dips 3 times
+    ceiling = Track.build("ceiling", n, x=W / 2, y=5.0, role="anchor", shape="floor", angle=90.0)
+    lab = labels(
+        Query("count", ("subject", "ceiling"), "raise"), mover(np.full(n, 100.0), head_y), ceiling
+    )
+    assert answer_of(lab) == 3  # lowest points at 1.5 s, 4.5 s, 7.5 s
+
+
+def test_raise_frequency_increasing():
+    starts = [0.3, 3.3, 5.5, 7.1, 8.3]  # gaps 3.0, 2.2, 1.6, 1.2
+    lab = labels(Query("frequency", ("subject", "floor"), "raise"), hops(starts, n=100), floor(100))
+    assert answer_of(lab) == "increasing"
