@@ -36,7 +36,7 @@ def _motions(args: argparse.Namespace) -> int:
 
     for task in TASKS:
         for m in motions_for(task):
-            print(f"{task:20s} {m.name:14s} {m.fact:10s} {', '.join(m.keys())}")
+            print(f"{task:20s} {m.name:16s} {m.renderer:9s} {m.fact:10s} {', '.join(m.keys())}")
     return 0
 
 

@@ -1,0 +1,627 @@
+"""Recorded human motion as :class:`PoseSequence`: AMASS ``.npz``, VIBE ``.pkl`` and BVH files.
+
+Every loader returns poses on SMPL's 24-joint tree in tempogen's world (metres, ``y`` up, a body
+with identity global orientation faces ``+z``, its left at ``+x``). ``trans`` is the offset of
+the pelvis from its rest position ``REST_JOINTS[0]``: ``trans = 0`` stands the mannequin on the
+floor ``y = 0`` at the origin, as SMPL's own ``pelvis = J_pelvis + trans`` convention does.
+
+- AMASS is ``z`` up: the global orientation and the pelvis path are turned -90 degrees about
+  ``x``; the body joints 1-21 are copied, SMPL's hand joints 22/23 are left at rest.
+- VIBE's global orientation is in camera coordinates (``y`` down, looking along ``+z``): a turn
+  of 180 degrees about ``x`` makes a person facing the camera face ``+z`` upright. Its
+  weak-perspective camera gives the pelvis's in-plane displacement in metres, not its depth.
+- BVH skeletons are mapped by joint names (CMU, Mixamo, DAZ, Unreal, Blender, 3ds Max biped
+  and SMPL's own spellings) and retargeted bone by bone, so every mapped SMPL bone points the
+  way its BVH bone points whatever the BVH's rest pose.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import pickle
+import re
+import zipfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.spatial.transform import Rotation, Slerp
+
+from tempogen.generators.poses import PoseSequence, matrix_to_rotvec, rotvec_to_matrix
+from tempogen.generators.skeleton import INDEX, JOINTS, NUM_JOINTS, PARENTS, REST_JOINTS
+
+
+class MotionImportError(ValueError):
+    """A motion file that cannot be imported; the message names the file and the field."""
+
+
+# Rotations taking other worlds to ours (y up).
+_Z_UP_TO_Y_UP = Rotation.from_euler("x", -90, degrees=True).as_matrix()
+_CAMERA_TO_Y_UP = Rotation.from_euler("x", 180, degrees=True).as_matrix()
+# SMPL's template pelvis joint in model coordinates (neutral body; it moves by a centimetre or
+# two with gender and betas): AMASS places the pelvis at ``trans + this`` in its z-up world.
+_SMPL_TEMPLATE_PELVIS = np.array([0.0, -0.22, 0.03])
+
+_AMASS_KEYS = "AMASS files have poses, trans, betas, mocap_framerate"
+_AMASS_POSE_WIDTHS = {72: "SMPL", 156: "SMPL-H", 165: "SMPL-X"}
+_VIBE_KEYS = "VIBE tracks have pose, betas, frame_ids"
+VIBE_FPS = 30.0
+
+
+# --------------------------------------------------------------------------------------------
+# dispatch
+
+
+def load_motion(path: str | Path, fps: float | None = None) -> PoseSequence:
+    """Load a motion file by its suffix (.npz AMASS, .pkl VIBE, .bvh), resampled to ``fps``.
+
+    VIBE stores no frame rate: its frames are taken as ``VIBE_FPS`` (30) before resampling.
+    """
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix == ".npz":
+        return load_amass(p, fps)
+    if suffix == ".bvh":
+        return load_bvh(p, fps)
+    if suffix in (".pkl", ".pickle", ".joblib"):
+        seq = load_vibe(p)
+        return seq if fps is None or fps == seq.fps else seq.resample(fps)
+    raise MotionImportError(
+        f"{p}: unsupported motion file type {suffix or '(no suffix)'!r} "
+        "(expected .npz (AMASS), .pkl (VIBE output) or .bvh)"
+    )
+
+
+def _check_fps(path: Path, fps: float | None) -> None:
+    if fps is not None and not (np.isfinite(fps) and fps > 0):
+        raise MotionImportError(f"{path}: fps: must be a positive number, got {fps}")
+
+
+def _finite(path: Path, field: str, arr: np.ndarray) -> None:
+    if not np.isfinite(arr).all():
+        bad = np.argwhere(~np.isfinite(arr.reshape(arr.shape[0], -1)))[0][0]
+        raise MotionImportError(f"{path}: {field}: NaN or infinite value (first at frame {bad})")
+
+
+# --------------------------------------------------------------------------------------------
+# AMASS
+
+
+def load_amass(path: str | Path, fps: float | None = None) -> PoseSequence:
+    """An AMASS ``.npz`` (SMPL-H or SMPL-X layout) turned y-up, resampled to ``fps`` if given.
+
+    Takes the global orientation and the 21 body joints; SMPL's hand joints stay at rest.
+    """
+    p = Path(path)
+    _check_fps(p, fps)
+    if not p.is_file():
+        raise MotionImportError(f"{p}: no such file")
+    try:
+        data = np.load(p, allow_pickle=False)
+    except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+        raise MotionImportError(f"{p}: not a readable .npz file: {exc}") from exc
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise MotionImportError(f"{p}: not an .npz archive of named arrays ({_AMASS_KEYS})")
+    with data:
+        keys = set(data.files)
+        for key in ("poses", "trans"):
+            if key not in keys:
+                raise MotionImportError(f"{p}: missing key {key!r} ({_AMASS_KEYS})")
+        rate_key = next((k for k in ("mocap_framerate", "mocap_frame_rate") if k in keys), None)
+        if rate_key is None:
+            raise MotionImportError(
+                f"{p}: missing key 'mocap_framerate' (or 'mocap_frame_rate') ({_AMASS_KEYS})"
+            )
+
+        def get(key: str) -> np.ndarray:
+            try:
+                return np.asarray(data[key])
+            except (ValueError, OSError) as exc:
+                raise MotionImportError(f"{p}: key {key!r} cannot be read: {exc}") from exc
+
+        poses = _as_float(p, "poses", get("poses"))
+        trans = _as_float(p, "trans", get("trans"))
+        rate = _as_float(p, rate_key, get(rate_key))
+        betas = _as_float(p, "betas", get("betas")).ravel() if "betas" in keys else None
+
+    if poses.ndim != 2 or poses.shape[1] not in _AMASS_POSE_WIDTHS or poses.shape[0] < 1:
+        widths = ", ".join(f"{w} ({n})" for w, n in _AMASS_POSE_WIDTHS.items())
+        raise MotionImportError(
+            f"{p}: poses: expected shape (T, 156) or (T, 165) (widths {widths}), got {poses.shape}"
+        )
+    n = poses.shape[0]
+    if trans.shape != (n, 3):
+        raise MotionImportError(f"{p}: trans: expected shape ({n}, 3), got {trans.shape}")
+    if rate.size != 1 or not (np.isfinite(rate.item()) and rate.item() > 0):
+        raise MotionImportError(f"{p}: {rate_key}: expected one positive number, got {rate}")
+    _finite(p, "poses", poses)
+    _finite(p, "trans", trans)
+    if betas is not None and not np.isfinite(betas).all():
+        raise MotionImportError(f"{p}: betas: NaN or infinite value")
+
+    out = np.zeros((n, NUM_JOINTS, 3))
+    out[:, :22] = poses[:, :66].reshape(n, 22, 3)
+    root = rotvec_to_matrix(out[:, 0])
+    out[:, 0] = matrix_to_rotvec(_Z_UP_TO_Y_UP @ root)
+    pelvis = (trans + _SMPL_TEMPLATE_PELVIS) @ _Z_UP_TO_Y_UP.T
+    seq = PoseSequence(out, pelvis - REST_JOINTS[0], float(rate.item()), betas, str(p))
+    return seq if fps is None or fps == seq.fps else seq.resample(fps)
+
+
+def _as_float(path: Path, field: str, arr: Any) -> np.ndarray:
+    try:
+        return np.asarray(arr, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise MotionImportError(f"{path}: {field}: not numeric: {exc}") from exc
+
+
+# --------------------------------------------------------------------------------------------
+# VIBE
+
+
+def load_vibe(path: str | Path, track: int | None = None, fps: float = VIBE_FPS) -> PoseSequence:
+    """One person's track of a VIBE output pickle (the longest unless ``track``), y-up.
+
+    ``fps`` is the rate of the video VIBE ran on. Frames missing from ``frame_ids`` are filled
+    by slerp. The pelvis starts at its standing height; its later in-plane displacement comes
+    from ``orig_cam`` (metres under VIBE's weak perspective); depth stays fixed, since a
+    weak-perspective camera does not give it without the unknown focal length.
+    """
+    p = Path(path)
+    _check_fps(p, fps)
+    data = _read_pickle(p)
+    if not isinstance(data, dict) or not data:
+        raise MotionImportError(
+            f"{p}: expected a non-empty dict of track id -> track ({_VIBE_KEYS}), "
+            f"got {type(data).__name__}"
+        )
+    tracks = {}
+    for tid, tr in data.items():
+        if not isinstance(tr, dict):
+            raise MotionImportError(f"{p}: track {tid}: expected a dict ({_VIBE_KEYS})")
+        tracks[tid] = tr
+    if track is not None:
+        matches = [t for t in tracks if _same_id(t, track)]
+        if not matches:
+            raise MotionImportError(
+                f"{p}: track {track}: no such track (tracks: {', '.join(map(str, tracks))})"
+            )
+        tid = matches[0]
+    else:
+        for t, tr in tracks.items():
+            if "frame_ids" not in tr:
+                raise MotionImportError(f"{p}: track {t}: missing key 'frame_ids' ({_VIBE_KEYS})")
+        tid = min(tracks, key=lambda t: (-np.size(tracks[t]["frame_ids"]), str(t)))
+    return _vibe_track(p, tid, tracks[tid], fps)
+
+
+def _same_id(key: Any, track: int) -> bool:
+    try:
+        return int(key) == int(track)
+    except (TypeError, ValueError):
+        return str(key) == str(track)
+
+
+def _read_pickle(path: Path) -> Any:
+    if not path.is_file():
+        raise MotionImportError(f"{path}: no such file")
+    try:
+        if importlib.util.find_spec("joblib") is not None:
+            import joblib
+
+            return joblib.load(path)
+        with open(path, "rb") as f:
+            return pickle.load(f)
+    except Exception as exc:  # unpickling fails in many ways; all mean an unreadable file
+        raise MotionImportError(f"{path}: not a readable VIBE pickle: {exc}") from exc
+
+
+def _vibe_track(p: Path, tid: Any, tr: dict, fps: float) -> PoseSequence:
+    where = f"{p}: track {tid}"
+    for key in ("pose", "frame_ids"):
+        if key not in tr:
+            raise MotionImportError(f"{where}: missing key {key!r} ({_VIBE_KEYS})")
+    pose = _as_float(p, f"track {tid}: pose", tr["pose"])
+    if pose.ndim != 2 or pose.shape[1] != 72 or pose.shape[0] < 1:
+        raise MotionImportError(f"{where}: pose: expected shape (T, 72), got {pose.shape}")
+    n = pose.shape[0]
+    ids = np.asarray(tr["frame_ids"])
+    if ids.shape != (n,) or not np.issubdtype(ids.dtype, np.integer):
+        raise MotionImportError(
+            f"{where}: frame_ids: expected {n} integers (one per pose), "
+            f"got {ids.dtype} of shape {ids.shape}"
+        )
+    if n > 1 and not (np.diff(ids) > 0).all():
+        raise MotionImportError(f"{where}: frame_ids: must be strictly increasing")
+    _finite(p, f"track {tid}: pose", pose)
+    betas = None
+    if tr.get("betas") is not None:
+        b = _as_float(p, f"track {tid}: betas", tr["betas"])
+        if b.ndim not in (1, 2) or (b.ndim == 2 and b.shape[0] != n) or b.size == 0:
+            raise MotionImportError(
+                f"{where}: betas: expected shape ({n}, 10) or (10,), got {b.shape}"
+            )
+        if not np.isfinite(b).all():
+            raise MotionImportError(f"{where}: betas: NaN or infinite value")
+        betas = b.mean(axis=0) if b.ndim == 2 else b
+    cam = None
+    if tr.get("orig_cam") is not None:
+        cam = _as_float(p, f"track {tid}: orig_cam", tr["orig_cam"])
+        if cam.shape != (n, 4):
+            raise MotionImportError(f"{where}: orig_cam: expected shape ({n}, 4), got {cam.shape}")
+        _finite(p, f"track {tid}: orig_cam", cam)
+
+    t_src = (ids - ids[0]).astype(np.float64)
+    t_all = np.arange(int(ids[-1] - ids[0]) + 1, dtype=np.float64)
+    rots = pose.reshape(n, NUM_JOINTS, 3)
+    if n == 1:
+        poses = rots.copy()
+    else:
+        poses = np.empty((t_all.size, NUM_JOINTS, 3))
+        for j in range(NUM_JOINTS):
+            poses[:, j] = Slerp(t_src, Rotation.from_rotvec(rots[:, j]))(t_all).as_rotvec()
+    poses[:, 0] = matrix_to_rotvec(_CAMERA_TO_Y_UP @ rotvec_to_matrix(poses[:, 0]))
+    trans = np.zeros((t_all.size, 3))
+    if cam is not None:
+        # orig_cam = (sx, sy, tx, ty): the body's origin sits at (tx, ty) metres in the image
+        # plane of a y-down camera.
+        plane = np.stack([np.interp(t_all, t_src, cam[:, k]) for k in (2, 3)], axis=1)
+        shift = np.column_stack([plane - plane[0], np.zeros(t_all.size)])
+        trans = shift @ _CAMERA_TO_Y_UP.T
+    return PoseSequence(poses, trans, float(fps), betas, f"{p}#track{tid}")
+
+
+# --------------------------------------------------------------------------------------------
+# BVH
+
+_SIDED_ALIASES: dict[str, tuple[str, ...]] = {
+    "collar": ("shoulder", "collar", "clavicle", "clav", "scapula"),
+    "shoulder": ("arm", "uparm", "upperarm", "shldr", "humerus"),
+    "elbow": ("forearm", "lowarm", "lowerarm", "elbow"),
+    "wrist": ("hand", "wrist"),
+    "hand": ("handmiddle1", "middle1", "fingerbase", "handindex1", "index1"),
+    "hip": ("upleg", "upperleg", "thigh", "hip", "femur"),
+    "knee": ("leg", "lowleg", "lowerleg", "knee", "shin", "calf"),
+    "ankle": ("foot", "ankle"),
+    "foot": ("toebase", "toe", "toes", "toe0", "ball"),
+}
+_REQUIRED = (
+    "pelvis",
+    "left_hip",
+    "right_hip",
+    "left_knee",
+    "right_knee",
+    "left_ankle",
+    "right_ankle",
+    "left_shoulder",
+    "right_shoulder",
+    "left_elbow",
+    "right_elbow",
+    "left_wrist",
+    "right_wrist",
+)
+_HINTS = {
+    "pelvis": "Hips",
+    "spine": "LowerBack/Spine/Spine1 between the hips and the arms",
+    "hip": "UpLeg",
+    "knee": "Leg",
+    "ankle": "Foot",
+    "shoulder": "Arm",
+    "elbow": "ForeArm",
+    "wrist": "Hand",
+}
+_SPINE = (INDEX["spine1"], INDEX["spine2"], INDEX["spine3"])
+_SMPL_STYLE_MIN = 20  # a skeleton naming this many SMPL joints is mapped by SMPL's own names
+
+
+def load_bvh(path: str | Path, fps: float | None = None, up: str = "auto") -> PoseSequence:
+    """A BVH motion retargeted onto SMPL's 24 joints, resampled to ``fps`` if given.
+
+    ``up`` is the BVH world's up axis (``"+y"``, ``"+z"``, ...); ``"auto"`` reads it from the
+    hips-to-chest direction. Units become metres by the ratio of the mannequin's hip height to
+    the BVH's (hips above the lowest joint or end site at rest), and the lowest point the
+    skeleton reaches in the clip is taken as the floor, y = 0.
+    """
+    p = Path(path)
+    _check_fps(p, fps)
+    bvh = _read_bvh(p)
+    nodes = bvh.nodes
+    parent = [nodes.index(n.parent) if n.parent is not None else -1 for n in nodes]
+    is_joint = [not n.is_end_site() for n in nodes]
+    joint_col = {i: c for c, i in enumerate(i for i in range(len(nodes)) if is_joint[i])}
+    mapping = _map_skeleton(p, [n.name for n in nodes], parent, is_joint)
+
+    _, local = bvh.to_rotmat()
+    n_frames = local.shape[0]
+    glob = np.empty((n_frames, len(nodes), 3, 3))
+    for i in range(len(nodes)):
+        if not is_joint[i]:
+            glob[:, i] = glob[:, parent[i]]
+        elif parent[i] < 0:
+            glob[:, i] = local[:, joint_col[i]]
+        else:
+            glob[:, i] = glob[:, parent[i]] @ local[:, joint_col[i]]
+    pos = bvh.node_positions()
+    rest = bvh.rest_pose_positions()
+    if not (np.isfinite(pos).all() and np.isfinite(glob).all()):
+        raise MotionImportError(f"{p}: MOTION: NaN or infinite channel values")
+
+    hips = mapping[INDEX["pelvis"]]
+    chest = mapping[max(j for j in _SPINE if j in mapping)]
+    to_y = _up_rotation(p, up, pos[:, hips], pos[:, chest])
+    pos = pos @ to_y.T
+    rest = rest @ to_y.T
+    glob = to_y @ glob @ to_y.T
+
+    poses = _retarget(mapping, glob, pos, rest)
+
+    rest_up = _unit(rest[chest] - rest[hips])
+    hip_height = float(np.max((rest[hips] - rest) @ rest_up))
+    if not hip_height > 0:
+        raise MotionImportError(f"{p}: {nodes[hips].name}: hips are not above the feet at rest")
+    scale = REST_JOINTS[0, 1] / hip_height
+    floor = pos[..., 1].min()
+    pelvis = (pos[:, hips] - np.array([0.0, floor, 0.0])) * scale
+    seq = PoseSequence(poses, pelvis - REST_JOINTS[0], float(bvh.fps), None, str(p))
+    return seq if fps is None or fps == seq.fps else seq.resample(fps)
+
+
+def _read_bvh(path: Path) -> Any:
+    if not path.is_file():
+        raise MotionImportError(f"{path}: no such file")
+    import pybvh
+
+    try:
+        return pybvh.read_bvh_file(path, world_up="+y")
+    except Exception as exc:  # the reader raises ValueError, IndexError, ... on bad text
+        raise MotionImportError(f"{path}: not a readable BVH file: {exc}") from exc
+
+
+def _split_name(name: str) -> tuple[str, str]:
+    """(side, base) of a BVH joint name: side is 'left', 'right' or ''."""
+    name = re.split(r"[:|]", name)[-1]
+    tokens = [t for t in re.split(r"[\s_\-.]+", name) if t and not re.fullmatch(r"(?i)bip\d*", t)]
+    if not tokens:
+        return "", ""
+    for i in (0, -1):
+        word = tokens[i].lower()
+        if len(tokens) > 1 and word in ("l", "left", "r", "right"):
+            del tokens[i]
+            return ("left" if word[0] == "l" else "right"), "".join(tokens).lower()
+    joined = "".join(tokens)
+    low = joined.lower()
+    for side in ("left", "right"):
+        if low.startswith(side) and len(low) > len(side):
+            return side, low[len(side) :]
+    if len(joined) > 1 and joined[0] in "lLrR" and joined[1].isupper():
+        return ("left" if joined[0] in "lL" else "right"), low[1:]
+    return "", low
+
+
+def _map_skeleton(
+    path: Path, names: list[str], parent: list[int], is_joint: list[bool]
+) -> dict[int, int]:
+    """SMPL joint index -> BVH node index, checked to form the same tree."""
+    depth = [0] * len(names)
+    for i, pa in enumerate(parent):
+        depth[i] = depth[pa] + 1 if pa >= 0 else 0
+    joints = [i for i in range(len(names)) if is_joint[i]]
+
+    def ancestors(i: int) -> list[int]:
+        out = []
+        while i >= 0:
+            out.append(i)
+            i = parent[i]
+        return out
+
+    smpl_style = {}
+    for i in joints:
+        key = re.sub(r"[\s\-.]+", "_", re.split(r"[:|]", names[i])[-1].lower())
+        key = re.sub(r"^l_", "left_", re.sub(r"^r_", "right_", key))
+        if key in INDEX and INDEX[key] not in smpl_style:
+            smpl_style[INDEX[key]] = i
+    if len(smpl_style) >= _SMPL_STYLE_MIN:
+        mapping = smpl_style
+    else:
+        mapping = _map_by_aliases(names, joints, depth)
+        legs = [mapping.get(INDEX[f"{s}_hip"]) for s in ("left", "right")]
+        if INDEX["pelvis"] not in mapping and None not in legs:
+            left, right = (ancestors(a) for a in legs)
+            mapping[INDEX["pelvis"]] = next(a for a in left if a in right)
+        spine = _spine_chain(mapping, ancestors, names)
+        for k, node in zip(_spine_slots(len(spine)), spine):
+            mapping[k] = node
+
+    missing = [JOINTS[j] for j in (INDEX[n] for n in _REQUIRED) if j not in mapping]
+    if not any(j in mapping for j in _SPINE):
+        missing.insert(1, "spine")
+    if missing:
+        hints = []
+        for m in missing:
+            part = m.split("_")[-1]
+            side = m.split("_")[0].capitalize() if "_" in m else ""
+            hints.append(f"{m} (e.g. {side}{_HINTS[part]})")
+        raise MotionImportError(
+            f"{path}: cannot map the skeleton onto SMPL's joints: found no joint for "
+            f"{', '.join(hints)}; joints in the file: {', '.join(names[i] for i in joints)}"
+        )
+    for j, node in mapping.items():
+        k = PARENTS[j]
+        while k >= 0 and k not in mapping:
+            k = PARENTS[k]
+        if k >= 0 and (mapping[k] == node or mapping[k] not in ancestors(node)):
+            raise MotionImportError(
+                f"{path}: joint {names[node]!r} (mapped to SMPL {JOINTS[j]}) is not below "
+                f"{names[mapping[k]]!r} (mapped to SMPL {JOINTS[k]}) in the hierarchy"
+            )
+    return mapping
+
+
+def _map_by_aliases(names: list[str], joints: list[int], depth: list[int]) -> dict[int, int]:
+    best: dict[int, tuple[int, int, int]] = {}
+
+    def offer(j: int, rank: int, node: int) -> None:
+        cand = (rank, depth[node], node)
+        if j not in best or cand < best[j]:
+            best[j] = cand
+
+    for i in joints:
+        side, base = _split_name(names[i])
+        if side:
+            for part, aliases in _SIDED_ALIASES.items():
+                if base in aliases:
+                    offer(INDEX[f"{side}_{part}"], aliases.index(base), i)
+        elif base in ("hips", "hip", "pelvis"):
+            offer(INDEX["pelvis"], 0, i)
+        elif base.startswith("neck"):
+            offer(INDEX["neck"], 0, i)
+        elif base == "head":
+            offer(INDEX["head"], 0, i)
+    return {j: c[2] for j, c in best.items()}
+
+
+def _spine_chain(
+    mapping: dict[int, int], ancestors: Callable[[int], list[int]], names: list[str]
+) -> list[int]:
+    """BVH joints from just above the hips up to where the arms branch off (or the neck)."""
+    hips = mapping.get(INDEX["pelvis"])
+    arms = [mapping.get(INDEX[f"{s}_shoulder"]) for s in ("left", "right")]
+    if hips is None or None in arms:
+        return []
+    left, right = (ancestors(a) for a in arms)
+    branch = next(a for a in left if a in right)
+    chain = ancestors(branch)
+    if hips not in chain or branch == hips:
+        return []
+    chain = chain[: chain.index(hips)][::-1]
+    neck = mapping.get(INDEX["neck"])
+    if neck in chain:
+        chain = chain[: chain.index(neck)]
+    return chain
+
+
+def _spine_slots(n: int) -> list[int]:
+    """Which of spine1..3 a spine chain of ``n`` joints fills, in chain order."""
+    if n == 0:
+        return []
+    if n == 1:
+        return [_SPINE[2]]
+    if n == 2:
+        return [_SPINE[0], _SPINE[2]]
+    slots = [-1] * n
+    slots[0], slots[(n - 1) // 2 if n > 3 else 1], slots[-1] = _SPINE
+    return slots
+
+
+def _up_rotation(path: Path, up: str, hips: np.ndarray, chest: np.ndarray) -> np.ndarray:
+    """Rotation taking the BVH world's up axis to +y."""
+    if up == "auto":
+        d = chest - hips
+        d = d[np.linalg.norm(d, axis=1) > 0]
+        mean = (d / np.linalg.norm(d, axis=1, keepdims=True)).mean(axis=0) if len(d) else None
+        if mean is None or np.abs(mean).max() < 0.5:
+            up = "+y"
+        else:
+            k = int(np.argmax(np.abs(mean)))
+            up = ("+" if mean[k] > 0 else "-") + "xyz"[k]
+    table = {
+        "+y": np.eye(3),
+        "-y": _CAMERA_TO_Y_UP,
+        "+z": _Z_UP_TO_Y_UP,
+        "-z": Rotation.from_euler("x", 90, degrees=True).as_matrix(),
+        "+x": Rotation.from_euler("z", 90, degrees=True).as_matrix(),
+        "-x": Rotation.from_euler("z", -90, degrees=True).as_matrix(),
+    }
+    if up not in table:
+        raise MotionImportError(
+            f"{path}: up: expected 'auto' or one of {', '.join(table)}, got {up!r}"
+        )
+    return table[up]
+
+
+def _unit(v: np.ndarray) -> np.ndarray:
+    return v / np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
+
+
+def _arc(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Smallest rotations (..., 3, 3) turning unit vectors ``a`` onto unit vectors ``b``."""
+    a, b = np.broadcast_arrays(a, b)
+    cross = np.cross(a, b)
+    sin = np.linalg.norm(cross, axis=-1, keepdims=True)
+    cos = np.sum(a * b, axis=-1, keepdims=True)
+    helper = np.where(np.abs(a[..., :1]) < 0.9, [1.0, 0.0, 0.0], [0.0, 1.0, 0.0])
+    axis = np.where(sin > 1e-9, cross, np.cross(a, helper))
+    return rotvec_to_matrix(_unit(axis) * np.arctan2(sin, cos))
+
+
+def _retarget(
+    mapping: dict[int, int], glob: np.ndarray, pos: np.ndarray, rest: np.ndarray
+) -> np.ndarray:
+    """SMPL local rotations whose bones point like the BVH's mapped bones, frame by frame.
+
+    Each mapped joint gets a rest alignment (SMPL's T-pose frame -> the BVH rest frame): with
+    several bones below it (pelvis, chest), the rotation that best fits all of them; with one,
+    its parent's alignment followed by the smallest turn onto the BVH bone, so twist carries
+    down a chain consistently. Per frame the joint takes its BVH joint's orientation times
+    that alignment, and a one-bone joint is turned the last bit so the bone points exactly at
+    the BVH child (intermediate BVH joints, such as CMU's Neck1, are absorbed this way).
+    A mapped leaf uses its parent's alignment.
+    """
+    n = glob.shape[0]
+    size = float(np.ptp(rest, axis=0).max()) or 1.0
+    eps = 1e-6 * size
+
+    def targets(j: int) -> list[int]:
+        out = []
+        for c in (c for c, pa in enumerate(PARENTS) if pa == j):
+            out.extend([c] if c in mapping else targets(c))
+        return out
+
+    smpl_glob = np.empty((n, NUM_JOINTS, 3, 3))
+    align: dict[int, np.ndarray] = {}
+
+    def inherited(j: int) -> np.ndarray:
+        a = PARENTS[j]
+        while a >= 0 and a not in align:
+            a = PARENTS[a]
+        return align[a] if a >= 0 else np.eye(3)
+
+    for j in range(NUM_JOINTS):
+        if j not in mapping:
+            smpl_glob[:, j] = smpl_glob[:, PARENTS[j]]
+            continue
+        b = mapping[j]
+        direct = targets(j)
+        tips = list(direct)
+        while True:
+            short = [k for k in tips if np.linalg.norm(rest[mapping[k]] - rest[b]) <= eps]
+            if not short:
+                break
+            tips = [t for k in tips for t in ([k] if k not in short else targets(k))]
+        d = np.array([_unit(REST_JOINTS[k] - REST_JOINTS[j]) for k in tips]).reshape(-1, 3)
+        v = np.array([_unit(rest[mapping[k]] - rest[b]) for k in tips]).reshape(-1, 3)
+        spread = len(tips) > 1 and np.linalg.svd(v, compute_uv=False)[1] > 0.1
+        if spread:
+            align[j] = Rotation.align_vectors(v, d)[0].as_matrix()
+            smpl_glob[:, j] = glob[:, b] @ align[j]
+        elif tips:
+            k = max(
+                range(len(tips)), key=lambda i: np.linalg.norm(rest[mapping[tips[i]]] - rest[b])
+            )
+            up = inherited(j)
+            align[j] = _arc(up @ d[k], v[k]) @ up
+            g = glob[:, b] @ align[j]
+            if tips == direct:
+                now = _unit(pos[:, mapping[tips[k]]] - pos[:, b])
+                g = _arc(g @ d[k], now) @ g
+            smpl_glob[:, j] = g
+        else:
+            align[j] = inherited(j)
+            smpl_glob[:, j] = glob[:, b] @ align[j]
+
+    local = np.empty_like(smpl_glob)
+    local[:, 0] = smpl_glob[:, 0]
+    pa = np.array(PARENTS[1:])
+    local[:, 1:] = np.swapaxes(smpl_glob[:, pa], -1, -2) @ smpl_glob[:, 1:]
+    return matrix_to_rotvec(local)
