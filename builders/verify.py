@@ -17,6 +17,7 @@ from typing import Any
 
 from tempogen import observe
 from tempogen.builders.pixels import pixel_labels
+from tempogen.builders.pixels3d import pixel_states_3d
 from tempogen.generators.motion import SAMPLES, get_motion
 from tempogen.io import read_jsonl
 from tempogen.labels import Labels
@@ -52,6 +53,8 @@ def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
     except VideoError as exc:
         return Verdict(row["id"], row["answer_key"], None, str(exc))
     measured = motion.pixel_states(frames, labels, idx)
+    if measured is None and motion.renderer != "2d":
+        measured = pixel_states_3d(frames, labels, idx)
     if measured is None:
         spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
         measured = pixel_labels(frames, labels, idx, rotation=spin)

@@ -1,8 +1,10 @@
-"""Built-in motion patterns, one module per TOMATO task; importing registers them."""
+"""Built-in motion patterns, one module per TOMATO task (2D) plus the 3D scenes; importing
+registers them."""
 
 from tempogen.generators.patterns import (  # noqa: F401
     count,
     direction,
+    objects3d,
     rotation,
     shape,
     velocity,

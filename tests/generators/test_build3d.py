@@ -68,6 +68,7 @@ def _cfg(per_task: int):
     return config_from_dict(
         {
             "tasks": ["direction"],
+            "motions": ["slide", "slide3d_test"],
             "samples_per_task": 24,
             "size": [160, 90],
             "fps": 10,

@@ -1,0 +1,137 @@
+"""Measure states from pixels of shaded 3D renders: hue masks, centroids, marked turns.
+
+Lighting changes a painted surface's brightness, not its hue, and floor and sky are
+unsaturated, so an object is the large saturated blobs whose hue is nearest its paint among
+every paint in the scene (``labels.meta["paints"]``). Positions are blob centroids; a spin is
+read from a marked part (``mark`` track) going round the object's centre, which holds even
+when the object is seen obliquely and its outline does not turn rigidly on screen.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import cv2
+import numpy as np
+
+from tempogen.labels import Labels
+
+HUE_TOL = 12.0  # OpenCV hue units (0..180)
+MIN_SATURATION = 110
+MIN_VALUE = 50
+
+
+def hue_of(rgb: Sequence[int]) -> float:
+    """OpenCV hue (0..180) of one RGB colour."""
+    return float(cv2.cvtColor(np.uint8([[list(rgb)]]), cv2.COLOR_RGB2HSV)[0, 0, 0])
+
+
+def hue_mask(
+    frame: np.ndarray,
+    rgb: Sequence[int],
+    others: Sequence[Sequence[int]],
+    hsv: np.ndarray | None = None,
+) -> np.ndarray:
+    """Large saturated blobs whose hue is nearer ``rgb``'s than any other paint's."""
+    hsv = cv2.cvtColor(frame, cv2.COLOR_RGB2HSV) if hsv is None else hsv
+    hue = hsv[..., 0].astype(np.float32)
+
+    def dist(h: float) -> np.ndarray:
+        d = np.abs(hue - h)
+        return np.minimum(d, 180 - d)
+
+    own = hue_of(rgb)
+    d = dist(own)
+    nearest = np.full(d.shape, 1e9, np.float32)
+    for o in others:
+        if hue_of(o) != own:
+            nearest = np.minimum(nearest, dist(hue_of(o)))
+    m = (d < HUE_TOL) & (d < nearest) & (hsv[..., 1] > MIN_SATURATION) & (hsv[..., 2] > MIN_VALUE)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(m.astype(np.uint8), connectivity=8)
+    if n <= 1:
+        return m
+    area = stats[1:, cv2.CC_STAT_AREA]
+    keep = 1 + np.flatnonzero(area >= 0.2 * area.max())  # a painted band may split a ball
+    return np.isin(lab, keep)
+
+
+def centroid(mask: np.ndarray) -> tuple[float, float] | None:
+    """Centre of a mask in label coordinates (pixel i spans [i, i + 1)); None if empty."""
+    yy, xx = np.nonzero(mask)
+    if len(xx) <= 5:
+        return None
+    return float(xx.mean() + 0.5), float(yy.mean() + 0.5)
+
+
+def paints(labels: Labels) -> list[tuple[int, int, int]]:
+    """Every paint of the scene: the labels' record of them, else the tracks' colours."""
+    listed = labels.meta.get("paints") or [t.color for t in labels.tracks if t.role != "anchor"]
+    return sorted({tuple(int(v) for v in c) for c in listed})
+
+
+def with_measured(
+    labels: Labels, idx: np.ndarray, states: dict[str, dict[str, np.ndarray]]
+) -> Labels:
+    """The labels with the named tracks' states at ``idx`` replaced by measurements."""
+    n = labels.num_frames
+    tracks = []
+    for t in labels.tracks:
+        if t.name not in states:
+            tracks.append(t)
+            continue
+        full = {}
+        for k, v in states[t.name].items():
+            a = np.zeros(n)
+            a[idx] = v
+            full[k] = a
+        tracks.append(t.with_states(**full))
+    return labels.with_tracks(tuple(tracks), meta={**labels.meta, "measured": True})
+
+
+def _fill(points: list[tuple[float, float] | None], what: str) -> np.ndarray:
+    """Centroids per frame; a frame where the colour is hidden takes its neighbours' mean."""
+    good = [i for i, p in enumerate(points) if p is not None]
+    if not good:
+        raise ValueError(f"pixels: {what} is not visible in any sampled frame")
+    xs = np.array([p[0] for p in points if p is not None])
+    ys = np.array([p[1] for p in points if p is not None])
+    at = np.arange(len(points))
+    return np.c_[np.interp(at, good, xs), np.interp(at, good, ys)]
+
+
+def pixel_states_3d(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray) -> Labels:
+    """Labels whose tracks' positions (and a marked spin's angle) come from the frames at
+    ``idx``; what the query reads is then answered by :mod:`tempogen.observe` as usual."""
+    all_paints = paints(labels)
+    q = labels.query
+    hsvs = [cv2.cvtColor(f, cv2.COLOR_RGB2HSV) for f in frames]
+    names = {t.name for t in labels.tracks}
+
+    def track_of(rgb: Sequence[int], what: str) -> np.ndarray:
+        rest = [p for p in all_paints if tuple(p) != tuple(rgb)]
+        pts = [centroid(hue_mask(f, rgb, rest, hsv)) for f, hsv in zip(frames, hsvs)]
+        return _fill(pts, what)
+
+    states: dict[str, dict[str, np.ndarray]] = {}
+    subject = labels.subject
+    if q.kind == "spin" and "mark" in names:
+        mark = labels.track("mark")
+        rest = [p for p in all_paints if tuple(p) not in (tuple(mark.color), tuple(subject.color))]
+        m = track_of(mark.color, "the mark")
+        whole = []
+        for f, hsv in zip(frames, hsvs):
+            a = hue_mask(f, subject.color, [*rest, mark.color], hsv)
+            b = hue_mask(f, mark.color, [*rest, subject.color], hsv)
+            whole.append(centroid(a | b))
+        c = _fill(whole, "the spinning object")
+        d = m - c
+        angle = np.degrees(np.unwrap(np.arctan2(d[:, 1], d[:, 0])))
+        states[subject.name] = {"x": c[:, 0], "y": c[:, 1], "angle": angle}
+        return with_measured(labels, idx, states)
+    for name in q.objects:
+        t = labels.track(name)
+        if t.role == "anchor":
+            continue
+        c = track_of(t.color, name)
+        states[name] = {"x": c[:, 0], "y": c[:, 1]}
+    return with_measured(labels, idx, states)

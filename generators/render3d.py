@@ -1,0 +1,654 @@
+"""Offscreen 3D rendering with pyrender: one GL setup, persistent contexts, in-place meshes.
+
+``ensure_gl`` is the only place that chooses the OpenGL platform (EGL by default: the NVIDIA
+driver on a GPU machine, Mesa llvmpipe on the CPU; ``TEMPOGEN_GL=egl|osmesa`` forces one) and
+patches what pyrender 0.1.45 needs under NumPy 2. A :class:`Renderer` draws one scene through
+a :class:`~tempogen.generators.camera.Camera`, so a point that ``camera.project`` maps to a
+pixel is drawn on that pixel. Its offscreen context is created lazily, once per canvas size
+and process, and reused by every clip that process renders. A forked child makes its own
+context; llvmpipe runs without rasteriser threads (``LP_NUM_THREADS=0`` unless set), which
+is what lets a fork pool render after its parent did (elsewhere that raises a clear error
+instead of hanging). A deforming mesh (a body) keeps its GL vertex buffer and has its
+vertices and normals rewritten in place each frame instead of building a new mesh; a static
+floor is drawn once into the backdrop. Multisampling is off unless asked for (it costs
+llvmpipe 2-4x); ``TEMPOGEN_GL_SAMPLES`` or ``Renderer(samples=)`` turns it on.
+
+Colours are sRGB like the 2D renderer's. Lights are calibrated so a surface that faces the
+camera shows its nominal colour, which is what lets a colour mask find an object in pixels.
+
+Usage::
+
+    r = Renderer(camera, background="grid", rng=rng, floor=0.0)
+    ball = r.add_mesh(trimesh.creation.icosphere(3, 0.2), color=(220, 38, 38))
+    body = r.add_dynamic_mesh(faces, vertex_colors)
+    for pose, verts in states:
+        r.set_pose(ball, pose)
+        r.set_vertices(body, verts)
+        frame = r.render()  # (H, W, 3) uint8, reused by the next call
+    r.close()
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+import os
+import sys
+from typing import Any
+
+import numpy as np
+import trimesh
+
+from tempogen.generators.camera import Camera
+from tempogen.generators.render2d import BACKGROUNDS, make_background
+
+GL_ENV = "TEMPOGEN_GL"
+SAMPLES_ENV = "TEMPOGEN_GL_SAMPLES"
+# Multisampling is free on a GPU but costs llvmpipe 2-4x per frame, too much for 30 frames/s on
+# two cores; TEMPOGEN_GL_SAMPLES=4 gives smooth edges wherever that time is affordable.
+DEFAULT_SAMPLES = 0
+GL_BACKENDS = ("egl", "osmesa")
+RGB = tuple[int, int, int]
+
+AMBIENT = 0.3  # ambient light, as a fraction of a surface's colour
+ZNEAR, ZFAR = 0.05, 200.0
+_DIFFUSE = 0.96 * 0.96 / math.pi  # pyrender's dielectric diffuse term (1 - F0)(1 - F0)/pi
+
+_STATE: dict[str, Any] = {
+    "backend": None,
+    "pyrender": None,
+    "pid": None,  # the process that owns "contexts"
+    "contexts": {},
+    "gl_renderer": None,
+    "fork_safe": False,
+}
+
+
+class RenderError(RuntimeError):
+    """The 3D renderer cannot run here, or was given bad input; the message says why."""
+
+
+def ensure_gl(backend: str | None = None) -> str:
+    """Choose the OpenGL platform before pyrender is imported, then import it; returns it.
+
+    ``backend`` (or env ``TEMPOGEN_GL``) is ``egl``, ``osmesa`` or ``auto`` (= ``egl``).
+    """
+    want = (backend or os.environ.get(GL_ENV) or "auto").strip().lower()
+    if want == "auto":
+        want = "egl"
+    if want not in GL_BACKENDS:
+        raise RenderError(f"{GL_ENV}={want!r}: the OpenGL backend must be one of {GL_BACKENDS}")
+    if _STATE["backend"] is not None:
+        if want != _STATE["backend"]:
+            raise RenderError(
+                f"OpenGL already runs on {_STATE['backend']!r} in this process; "
+                f"cannot switch to {want!r} (set {GL_ENV} before the first render)"
+            )
+        return want
+    current = os.environ.get("PYOPENGL_PLATFORM")
+    if "OpenGL" in sys.modules and current != want:
+        raise RenderError(
+            f"PyOpenGL was imported before tempogen chose a platform (PYOPENGL_PLATFORM="
+            f"{current!r}); import tempogen.generators.render3d first or set {GL_ENV}"
+        )
+    os.environ["PYOPENGL_PLATFORM"] = want
+    # llvmpipe's rasteriser threads do not survive fork(): without them a forked worker (the
+    # dataset build's pool) can use GL even if its parent rendered first. Only llvmpipe reads it.
+    os.environ.setdefault("LP_NUM_THREADS", "0")
+    if not hasattr(np, "infty"):  # pyrender 0.1.45 still uses the alias NumPy 2 removed
+        np.infty = np.inf  # type: ignore[attr-defined]
+    try:
+        import pyrender
+    except Exception as exc:  # a missing libEGL/libOSMesa surfaces here as various errors
+        raise RenderError(_no_gl_message(want, exc)) from exc
+    _STATE["backend"], _STATE["pyrender"] = want, pyrender
+    return want
+
+
+def _no_gl_message(backend: str, exc: BaseException) -> str:
+    other = "osmesa" if backend == "egl" else "egl"
+    return (
+        f"cannot start offscreen OpenGL through {backend} ({type(exc).__name__}: {exc}); "
+        f"install Mesa's {backend.upper()} library or set {GL_ENV}={other}"
+    )
+
+
+class _Target:
+    """Framebuffers of one canvas size and sample count, and the buffer pixels are read into.
+
+    With ``samples`` > 0 pyrender draws into a multisampled buffer that is resolved (blitted)
+    into a single-sampled one before reading; with 0 it draws straight into the latter.
+    """
+
+    def __init__(self, width: int, height: int, samples: int) -> None:
+        from OpenGL import GL
+
+        self.width, self.height, self.samples = width, height, samples
+        self.pixels = np.empty((height, width, 4), np.uint8)  # bottom row first, as GL reads
+        self.read_fb = self._framebuffer(GL, 0, depth=samples == 0)
+        self.draw_fb = self._framebuffer(GL, samples, depth=True) if samples else self.read_fb
+
+    def _framebuffer(self, GL: Any, samples: int, depth: bool) -> int:
+        fb = int(GL.glGenFramebuffers(1))
+        GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, fb)
+        formats = [(GL.GL_RGBA8, GL.GL_COLOR_ATTACHMENT0)]
+        if depth:
+            formats.append((GL.GL_DEPTH_COMPONENT24, GL.GL_DEPTH_ATTACHMENT))
+        for fmt, attachment in formats:
+            rb = int(GL.glGenRenderbuffers(1))
+            GL.glBindRenderbuffer(GL.GL_RENDERBUFFER, rb)
+            if samples:
+                GL.glRenderbufferStorageMultisample(
+                    GL.GL_RENDERBUFFER, samples, fmt, self.width, self.height
+                )
+            else:
+                GL.glRenderbufferStorage(GL.GL_RENDERBUFFER, fmt, self.width, self.height)
+            GL.glFramebufferRenderbuffer(GL.GL_DRAW_FRAMEBUFFER, attachment, GL.GL_RENDERBUFFER, rb)
+        status = GL.glCheckFramebufferStatus(GL.GL_DRAW_FRAMEBUFFER)
+        if status != GL.GL_FRAMEBUFFER_COMPLETE:
+            raise RenderError(f"offscreen framebuffer ({samples} samples) incomplete: {status}")
+        return fb
+
+    def read(self) -> np.ndarray:
+        """Resolve and read the last frame: RGBA uint8 (H, W, 4), top row first (a view)."""
+        from OpenGL import GL
+        from OpenGL.raw.GL.VERSION.GL_1_0 import glReadPixels
+
+        if self.samples:
+            GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.draw_fb)
+            GL.glBindFramebuffer(GL.GL_DRAW_FRAMEBUFFER, self.read_fb)
+            w, h = self.width, self.height
+            GL.glBlitFramebuffer(0, 0, w, h, 0, 0, w, h, GL.GL_COLOR_BUFFER_BIT, GL.GL_NEAREST)
+        GL.glBindFramebuffer(GL.GL_READ_FRAMEBUFFER, self.read_fb)
+        glReadPixels(
+            0,
+            0,
+            self.width,
+            self.height,
+            GL.GL_RGBA,
+            GL.GL_UNSIGNED_BYTE,
+            self.pixels.ctypes.data_as(ctypes.c_void_p),
+        )
+        return self.pixels[::-1]
+
+
+class _Context:
+    """The process's offscreen GL context for one canvas size, shared by every Renderer.
+
+    pyrender keeps drawing (meshes on the GPU, shaders, lights); the framebuffers are ours,
+    so the sample count is a choice and a frame is read once, as RGBA, with no depth read.
+    """
+
+    def __init__(self, width: int, height: int) -> None:
+        try:
+            self.off = _STATE["pyrender"].OffscreenRenderer(width, height)
+        except Exception as exc:
+            raise RenderError(_no_gl_message(_STATE["backend"], exc)) from exc
+        self.width, self.height = width, height
+        self.fbo = bool(self.off._platform.supports_framebuffers())
+        self.targets: dict[int, _Target] = {}
+        if self.fbo:
+            # the frame is read by _Target.read after pyrender has drawn it
+            self.off._renderer._read_main_framebuffer = lambda scene, flags: (None, None)
+
+    def make_current(self) -> None:
+        self.off._platform.make_current()
+
+    def draw(self, scene: Any, flags: int, samples: int) -> np.ndarray:
+        """Render ``scene``; RGBA uint8 (H, W, 4) top row first (alpha 0 where nothing drew)."""
+        self.make_current()
+        if not self.fbo:  # OSMesa: pyrender reads RGB and depth; depth > 0 marks coverage
+            color, depth = self.off.render(scene, flags=flags)
+            return np.dstack([color, np.where(depth > 0, 255, 0).astype(np.uint8)])
+        target = self.targets.get(samples)
+        if target is None:
+            target = self.targets[samples] = _Target(self.width, self.height, samples)
+        r = self.off._renderer
+        r._main_fb, r._main_fb_ms = target.read_fb, target.draw_fb
+        r._main_fb_dims = (self.width, self.height)
+        self.off.render(scene, flags=flags)
+        return target.read()
+
+
+def _context(width: int, height: int) -> _Context:
+    """The process's GL context for this canvas size, created on first use."""
+    ensure_gl()
+    if _STATE["pid"] != os.getpid():  # after a fork the parent's contexts are not ours
+        if _STATE["contexts"] and not _STATE["fork_safe"]:
+            raise RenderError(
+                "this process was forked after its parent started OpenGL on "
+                f"{_STATE['gl_renderer']!r}, which does not survive fork(); render only in "
+                "the workers, use a spawn pool, or leave LP_NUM_THREADS=0 (llvmpipe)"
+            )
+        _STATE["pid"], _STATE["contexts"] = os.getpid(), {}
+    contexts: dict[tuple[int, int], _Context] = _STATE["contexts"]
+    key = (int(width), int(height))
+    if key not in contexts:
+        contexts[key] = _Context(*key)
+        if _STATE["gl_renderer"] is None:
+            from OpenGL.GL import GL_RENDERER, glGetString
+
+            name = glGetString(GL_RENDERER)
+            name = name.decode() if isinstance(name, bytes) else str(name)
+            threads = os.environ.get("LP_NUM_THREADS", "")
+            _STATE["gl_renderer"] = name
+            _STATE["fork_safe"] = "llvmpipe" in name and threads == "0"
+    return contexts[key]
+
+
+def gl_info() -> dict[str, Any]:
+    """Which OpenGL implementation renders here (vendor, renderer, version, GPU or not)."""
+    ctx = _context(16, 16)
+    ctx.make_current()
+    from OpenGL.GL import GL_RENDERER, GL_VENDOR, GL_VERSION, glGetString
+
+    def s(name: int) -> str:
+        v = glGetString(name)
+        return v.decode() if isinstance(v, bytes) else str(v)
+
+    renderer = s(GL_RENDERER)
+    soft = any(w in renderer.lower() for w in ("llvmpipe", "softpipe", "swrast", "software"))
+    return {
+        "backend": _STATE["backend"],
+        "vendor": s(GL_VENDOR),
+        "renderer": renderer,
+        "version": s(GL_VERSION),
+        "gpu": not soft,
+    }
+
+
+def srgb_to_linear(rgb: Any) -> np.ndarray:
+    """sRGB colours (..., 3) in 0-255 to linear floats in 0-1 (what the shader multiplies)."""
+    c = np.asarray(rgb, dtype=np.float64) / 255.0
+    return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+
+
+def _rgba(colors: np.ndarray, n: int, what: str) -> np.ndarray:
+    c = np.asarray(colors, dtype=np.float64)
+    if c.ndim == 1:
+        c = np.broadcast_to(c, (n, c.shape[0]))
+    if c.shape != (n, 3):
+        raise RenderError(f"{what}: expected ({n}, 3) sRGB colours, got shape {c.shape}")
+    out = np.ones((n, 4), np.float32)
+    out[:, :3] = srgb_to_linear(c)
+    return out
+
+
+def vertex_normals(vertices: np.ndarray, faces: np.ndarray) -> np.ndarray:
+    """Area-weighted unit vertex normals (V, 3) float32 of a triangle mesh."""
+    v = np.asarray(vertices, dtype=np.float32)
+    tri = v[faces]
+    fn = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    flat = faces.ravel()
+    n = np.empty_like(v)
+    for k in range(3):
+        n[:, k] = np.bincount(flat, weights=np.repeat(fn[:, k], 3), minlength=len(v))
+    norm = np.linalg.norm(n, axis=1, keepdims=True)
+    n /= np.maximum(norm, 1e-12)
+    return n
+
+
+def _light_pose(direction_cam: np.ndarray, cam_pose: np.ndarray) -> np.ndarray:
+    """Pose of a directional light shining along ``direction_cam`` (camera frame)."""
+    d = cam_pose[:3, :3] @ (direction_cam / np.linalg.norm(direction_cam))
+    z = -d  # pyrender lights shine down their node's -z
+    helper = np.array([0.0, 1.0, 0.0]) if abs(z[1]) < 0.9 else np.array([1.0, 0.0, 0.0])
+    x = np.cross(helper, z)
+    x /= np.linalg.norm(x)
+    pose = np.eye(4)
+    pose[:3, 0], pose[:3, 1], pose[:3, 2] = x, np.cross(z, x), z
+    return pose
+
+
+def default_samples() -> int:
+    """Multisample count when a Renderer is not given one: env ``TEMPOGEN_GL_SAMPLES`` or 0."""
+    raw = os.environ.get(SAMPLES_ENV, "").strip()
+    if not raw:
+        return DEFAULT_SAMPLES
+    try:
+        return int(raw)
+    except ValueError:
+        raise RenderError(f"{SAMPLES_ENV}={raw!r}: expected 0, 2, 4 or 8") from None
+
+
+def _over(rgba: np.ndarray, backdrop: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Premultiplied RGBA (alpha = coverage over a transparent clear) over an RGB backdrop."""
+    np.copyto(out, backdrop)
+    alpha = rgba[..., 3]
+    rows = np.flatnonzero(alpha.any(axis=1))
+    if not len(rows):
+        return out
+    cols = np.flatnonzero(alpha.any(axis=0))
+    ys, xs = slice(rows[0], rows[-1] + 1), slice(cols[0], cols[-1] + 1)  # only where drawn
+    fg = rgba[ys, xs, :3].astype(np.uint16)
+    inv = 255 - rgba[ys, xs, 3:4].astype(np.uint16)
+    fg += (backdrop[ys, xs].astype(np.uint16) * inv + 127) // 255
+    np.minimum(fg, 255, out=fg)
+    out[ys, xs] = fg
+    return out
+
+
+class _Dynamic:
+    """A deforming mesh: its pyrender primitive and the interleaved vertex data it uploads."""
+
+    def __init__(self, primitive: Any, faces: np.ndarray, data: np.ndarray) -> None:
+        self.primitive = primitive
+        self.faces = faces
+        self.data = data  # (V, 10) float32: position, normal, linear RGBA (pyrender's layout)
+        self.dirty = False
+
+
+class Renderer:
+    """One 3D scene drawn through a :class:`Camera`: lights, optional floor, background.
+
+    ``background`` is a 2D style name (solid, gradient, grid, noise): the sky is that 2D
+    background, and the floor (at height ``floor`` metres, ``y`` up; None = no floor) is
+    plain, checkered (grid) or mottled (noise). ``rng`` draws the look, so the same rng
+    state renders the same pixels. ``samples`` is the multisample anti-aliasing count (0 =
+    off; default ``TEMPOGEN_GL_SAMPLES`` or 0). Handles returned by ``add_*`` name meshes.
+
+    Without shadows the floor never occludes anything: it is drawn once with the sky into a
+    backdrop (again after :meth:`set_camera`) and each frame draws only the meshes over it.
+    """
+
+    def __init__(
+        self,
+        camera: Camera,
+        *,
+        background: str = "solid",
+        rng: np.random.Generator | None = None,
+        floor: float | None = None,
+        shadows: bool = False,
+        samples: int | None = None,
+    ) -> None:
+        if background not in BACKGROUNDS:
+            raise RenderError(f"unknown background {background!r}; known: {BACKGROUNDS}")
+        ensure_gl()
+        pr = _STATE["pyrender"]
+        self._pr = pr
+        self.camera = camera
+        self.width, self.height = int(camera.width), int(camera.height)
+        self.samples = default_samples() if samples is None else int(samples)
+        if self.samples not in (0, 2, 4, 8):
+            raise RenderError(f"samples must be 0, 2, 4 or 8, got {self.samples}")
+        rng = rng if rng is not None else np.random.default_rng(0)
+        self.sky = make_background(background, self.width, self.height, rng)
+        self._clear = [0.0, 0.0, 0.0, 0.0]
+        self.scene = pr.Scene(bg_color=self._clear, ambient_light=[AMBIENT] * 3)
+        self._cam_node = self.scene.add(
+            pr.PerspectiveCamera(
+                yfov=camera.yfov, aspectRatio=camera.aspect, znear=ZNEAR, zfar=ZFAR
+            ),
+            pose=camera.pose,
+        )
+        self._add_lights(rng)
+        self._nodes: list[Any] = []
+        self._dynamic: dict[int, _Dynamic] = {}
+        self._shadows = shadows
+        self._flags = pr.RenderFlags.RGBA | (
+            pr.RenderFlags.SHADOWS_DIRECTIONAL if shadows else pr.RenderFlags.NONE
+        )
+        self._out = np.empty((self.height, self.width, 3), np.uint8)
+        self._backdrop: np.ndarray | None = None  # sky (and floor) as the frames see it
+        self.floor_handle: int | None = None
+        if floor is not None:
+            self.floor_handle = self._add_floor(float(floor), background, rng)
+        # a plain sky with nothing in the backdrop is the clear colour: no compositing
+        self._direct = background == "solid" and (floor is None or shadows)
+        if self._direct:
+            self.scene.bg_color = np.array([*(self.sky[0, 0] / 255.0), 1.0])
+        self._closed = False
+
+    # look -------------------------------------------------------------------------------
+    def _add_lights(self, rng: np.random.Generator) -> None:
+        """A key light from above the camera to one side and a dim fill from the other,
+        scaled so a surface facing the camera gets exactly its own colour."""
+        side = float(rng.choice([-1.0, 1.0]))
+        key = np.array([side * rng.uniform(0.3, 0.6), -rng.uniform(0.4, 0.8), -1.0])
+        fill = np.array([-side * 0.5, -0.2, -1.0])
+        key, fill = key / np.linalg.norm(key), fill / np.linalg.norm(fill)
+        fill_i = 0.6
+        # camera-facing normal is +z in the camera frame; light arrives along -d
+        cos_key, cos_fill = -key[2], -fill[2]
+        key_i = (1.0 - AMBIENT - _DIFFUSE * fill_i * cos_fill) / (_DIFFUSE * cos_key)
+        pr = self._pr
+        for d, i in ((key, key_i), (fill, fill_i)):
+            self.scene.add(
+                pr.DirectionalLight(color=np.ones(3), intensity=float(i)),
+                pose=_light_pose(d, self.camera.pose),
+            )
+
+    def _add_floor(self, y: float, background: str, rng: np.random.Generator) -> int:
+        """A square of tiles around the point the camera looks at, ``y`` up."""
+        pose = self.camera.pose
+        eye = pose[:3, 3]
+        fwd = -pose[:3, 2].copy()
+        fwd[1] = 0.0
+        fwd = fwd / max(np.linalg.norm(fwd), 1e-9)
+        centre = eye + 8.0 * fwd
+        tile = float(rng.uniform(0.45, 0.8))
+        k = int(math.ceil(24.0 / tile))
+        base = np.clip(rng.uniform(90, 200) + rng.uniform(-10, 10, 3), 0, 255)
+        ii, jj = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
+        if background == "grid":
+            shade = np.where((ii + jj) % 2 == 0, 1.0, float(rng.uniform(0.6, 0.75)))
+        elif background == "noise":
+            shade = 1.0 + rng.normal(0.0, 0.06, size=(k, k))
+        else:
+            shade = np.ones((k, k))
+        colors = np.clip(base[None, None, :] * shade[..., None], 0, 255).reshape(-1, 3)
+        x0 = centre[0] - k * tile / 2
+        z0 = centre[2] - k * tile / 2
+        gx = x0 + ii.ravel() * tile
+        gz = z0 + jj.ravel() * tile
+        corners = np.stack(
+            [
+                np.stack([gx, gz], 1),
+                np.stack([gx, gz + tile], 1),
+                np.stack([gx + tile, gz + tile], 1),
+                np.stack([gx + tile, gz], 1),
+            ],
+            1,
+        )  # (k*k, 4, 2), counter-clockwise seen from above (+y)
+        verts = np.zeros((k * k, 4, 3))
+        verts[..., 0], verts[..., 1], verts[..., 2] = corners[..., 0], y, corners[..., 1]
+        base_idx = np.arange(k * k)[:, None] * 4
+        faces = np.concatenate([base_idx + [0, 1, 2], base_idx + [0, 2, 3]])
+        face_colors = np.concatenate([colors, colors])
+        mesh = trimesh.Trimesh(verts.reshape(-1, 3), faces, process=False)
+        return self.add_mesh(mesh, face_colors=face_colors, smooth=False)
+
+    # meshes -----------------------------------------------------------------------------
+    def _material(self) -> Any:
+        return self._pr.MetallicRoughnessMaterial(
+            baseColorFactor=[1.0, 1.0, 1.0, 1.0], metallicFactor=0.0, roughnessFactor=1.0
+        )
+
+    def add_mesh(
+        self,
+        mesh: trimesh.Trimesh,
+        *,
+        color: RGB | None = None,
+        face_colors: np.ndarray | None = None,
+        vertex_colors: np.ndarray | None = None,
+        smooth: bool | None = None,
+        pose: np.ndarray | None = None,
+    ) -> int:
+        """Add a rigid mesh (move it with :meth:`set_pose`); returns its handle.
+
+        Give one of ``color`` (sRGB, whole mesh), ``face_colors`` (F, 3) or ``vertex_colors``
+        (V, 3). ``smooth`` shades with vertex normals (default: unless face colours are given).
+        """
+        given = [c is not None for c in (color, face_colors, vertex_colors)]
+        if sum(given) != 1:
+            raise RenderError("add_mesh: give exactly one of color, face_colors, vertex_colors")
+        faces = np.asarray(mesh.faces, dtype=np.int64)
+        verts = np.asarray(mesh.vertices, dtype=np.float64)
+        smooth = (face_colors is None) if smooth is None else smooth
+        if smooth and face_colors is not None:
+            raise RenderError("add_mesh: face colours need flat shading (smooth=False)")
+        if smooth:
+            pos, idx = verts, faces
+            normals = vertex_normals(verts, faces)
+            col = _rgba(color if color is not None else vertex_colors, len(verts), "add_mesh")
+        else:  # one vertex per face corner, so each face keeps its own normal and colour
+            pos = verts[faces].reshape(-1, 3)
+            idx = np.arange(len(pos)).reshape(-1, 3)
+            fn = np.asarray(mesh.face_normals, dtype=np.float64)
+            normals = np.repeat(fn, 3, axis=0)
+            if face_colors is not None:
+                col = np.repeat(_rgba(face_colors, len(faces), "add_mesh face_colors"), 3, 0)
+            else:
+                c = color if color is not None else np.asarray(vertex_colors)[faces].reshape(-1, 3)
+                col = _rgba(c, len(pos), "add_mesh")
+        prim = self._pr.Primitive(
+            positions=pos.astype(np.float32),
+            normals=normals.astype(np.float32),
+            color_0=col,
+            indices=idx.astype(np.uint32),
+            material=self._material(),
+        )
+        return self._add_node(self._pr.Mesh([prim]), pose)
+
+    def add_dynamic_mesh(
+        self, faces: np.ndarray, vertex_colors: np.ndarray, vertices: np.ndarray | None = None
+    ) -> int:
+        """Add a deforming mesh whose vertices :meth:`set_vertices` rewrites every frame.
+
+        ``faces`` (F, 3) int, ``vertex_colors`` (V, 3) or (3,) sRGB; smooth shading.
+        """
+        f = np.asarray(faces, dtype=np.int64)
+        if f.ndim != 2 or f.shape[1] != 3 or f.size == 0:
+            raise RenderError(f"add_dynamic_mesh: faces must be (F, 3) ints, got {f.shape}")
+        nv = int(f.max()) + 1 if vertices is None else len(vertices)
+        if f.min() < 0 or f.max() >= nv:
+            raise RenderError(f"add_dynamic_mesh: face indices must lie in [0, {nv})")
+        data = np.zeros((nv, 10), np.float32)
+        data[:, 6:10] = _rgba(vertex_colors, nv, "add_dynamic_mesh vertex_colors")
+        data[:, 4] = 1.0  # a placeholder normal until the first set_vertices
+        prim = self._pr.Primitive(
+            positions=data[:, 0:3].copy(),
+            normals=data[:, 3:6].copy(),
+            color_0=data[:, 6:10].copy(),
+            indices=f.astype(np.uint32),
+            material=self._material(),
+        )
+        handle = self._add_node(self._pr.Mesh([prim]), None)
+        self._dynamic[handle] = _Dynamic(prim, f, data)
+        if vertices is not None:
+            self.set_vertices(handle, vertices)
+        return handle
+
+    def _add_node(self, mesh: Any, pose: np.ndarray | None) -> int:
+        node = self.scene.add(mesh, pose=np.eye(4) if pose is None else np.asarray(pose))
+        self._nodes.append(node)
+        return len(self._nodes) - 1
+
+    def _node(self, handle: int) -> Any:
+        if not 0 <= handle < len(self._nodes) or self._nodes[handle] is None:
+            raise RenderError(f"no mesh with handle {handle!r}")
+        return self._nodes[handle]
+
+    def set_vertices(self, handle: int, vertices: np.ndarray) -> None:
+        """New vertex positions (V, 3) in metres for a dynamic mesh; normals follow."""
+        dyn = self._dynamic.get(handle)
+        if dyn is None:
+            raise RenderError(f"mesh {handle!r} is not a dynamic mesh (use add_dynamic_mesh)")
+        v = np.asarray(vertices, dtype=np.float32)
+        if v.shape != (len(dyn.data), 3):
+            raise RenderError(f"set_vertices: expected ({len(dyn.data)}, 3), got {v.shape}")
+        dyn.data[:, 0:3] = v
+        dyn.data[:, 3:6] = vertex_normals(v, dyn.faces)
+        # kept current for pyrender's bounds and for a (re-)upload of the whole primitive
+        dyn.primitive.positions = dyn.data[:, 0:3]
+        dyn.primitive.normals = dyn.data[:, 3:6]
+        dyn.dirty = True
+
+    def set_pose(self, handle: int, pose: np.ndarray) -> None:
+        """Move a mesh: its 4x4 model-to-world pose."""
+        p = np.asarray(pose, dtype=np.float64)
+        if p.shape != (4, 4):
+            raise RenderError(f"set_pose: expected a 4x4 pose, got shape {p.shape}")
+        self.scene.set_pose(self._node(handle), p)
+
+    def set_camera(self, camera: Camera) -> None:
+        """Move the camera (same canvas size), e.g. a first-person view that follows a head."""
+        if (camera.width, camera.height) != (self.width, self.height):
+            raise RenderError("set_camera: the canvas size cannot change")
+        self.camera = camera
+        self._cam_node.camera.yfov = camera.yfov
+        self.scene.set_pose(self._cam_node, camera.pose)
+        self._backdrop = None
+
+    # drawing ----------------------------------------------------------------------------
+    def _upload(self) -> None:
+        """Rewrite the vertex buffers of dynamic meshes already on the GPU, in place."""
+        from OpenGL.GL import GL_ARRAY_BUFFER, glBindBuffer, glBufferSubData
+
+        for dyn in self._dynamic.values():
+            prim = dyn.primitive
+            if dyn.dirty and prim._vaid is not None:  # else pyrender uploads it whole
+                glBindBuffer(GL_ARRAY_BUFFER, prim._buffers[0])
+                glBufferSubData(GL_ARRAY_BUFFER, 0, dyn.data.nbytes, dyn.data)
+                glBindBuffer(GL_ARRAY_BUFFER, 0)
+            dyn.dirty = False
+
+    def _draw_backdrop(self, ctx: _Context) -> np.ndarray:
+        """The sky with the floor drawn over it (once per camera position)."""
+        sky = self.sky
+        if self.floor_handle is None or self._shadows:
+            return sky
+        floor = self._nodes[self.floor_handle].mesh
+        others = [n.mesh for n in self._nodes if n is not None and n.mesh is not floor]
+        for m in others:
+            m.is_visible = False
+        try:
+            rgba = ctx.draw(self.scene, self._flags, self.samples)
+        finally:
+            for m in others:
+                m.is_visible = True
+        return _over(rgba, sky, np.empty_like(sky))
+
+    def render(self) -> np.ndarray:
+        """The current scene as RGB uint8 (H, W, 3); the array is reused by the next call."""
+        if self._closed:
+            raise RenderError("render: this Renderer is closed")
+        ctx = _context(self.width, self.height)
+        ctx.make_current()
+        self._upload()
+        if self._direct:
+            rgba = ctx.draw(self.scene, self._flags, self.samples)
+            np.copyto(self._out, rgba[..., :3])
+            return self._out
+        if self._backdrop is None:
+            self._backdrop = self._draw_backdrop(ctx)
+        floor = None
+        if self.floor_handle is not None and not self._shadows:
+            floor = self._nodes[self.floor_handle].mesh
+            floor.is_visible = False
+        try:
+            rgba = ctx.draw(self.scene, self._flags, self.samples)
+        finally:
+            if floor is not None:
+                floor.is_visible = True
+        return _over(rgba, self._backdrop, self._out)
+
+    def close(self) -> None:
+        """Free this scene's GPU buffers; the shared context stays for the next scene."""
+        if self._closed:
+            return
+        self._closed = True
+        ctx = _STATE["contexts"].get((self.width, self.height))
+        if ctx is not None and _STATE["pid"] == os.getpid():
+            ctx.make_current()
+            for node in self._nodes:
+                for prim in node.mesh.primitives:
+                    prim.delete()
+        self._nodes.clear()
+        self._dynamic.clear()
+
+    def __enter__(self) -> Renderer:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()

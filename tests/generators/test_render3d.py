@@ -1,0 +1,274 @@
+"""The offscreen 3D renderer: geometry matches the camera, in-place meshes, looks, contexts."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import trimesh
+
+from tempogen.generators.camera import Camera, look_at
+from tempogen.generators.render3d import Renderer, RenderError, ensure_gl, gl_info
+
+W, H = 320, 180
+GREEN = (0, 255, 0)
+
+
+def _camera(eye, target=(0.0, 0.5, 0.0), fov=50.0, size=(W, H)) -> Camera:
+    return Camera(size[0], size[1], np.radians(fov), look_at(np.array(eye), np.array(target)))
+
+
+def _translate(p) -> np.ndarray:
+    m = np.eye(4)
+    m[:3, 3] = p
+    return m
+
+
+def _green(img: np.ndarray) -> np.ndarray:
+    """Pixels of a saturated green object (backgrounds are low-saturation)."""
+    c = img.astype(np.int32)
+    return (c[..., 1] > c[..., 0] + 90) & (c[..., 1] > c[..., 2] + 90)
+
+
+def _centroid(mask: np.ndarray) -> np.ndarray:
+    """Centroid in label coordinates: pixel (i, j) covers [j, j+1] x [i, i+1]."""
+    yy, xx = np.nonzero(mask)
+    assert len(xx) > 10, "object not found in the frame"
+    return np.array([xx.mean() + 0.5, yy.mean() + 0.5])
+
+
+def test_gl_info_names_the_implementation():
+    info = gl_info()
+    assert info["backend"] == "egl"
+    assert info["renderer"] and info["vendor"]
+    assert isinstance(info["gpu"], bool)
+
+
+@pytest.mark.parametrize("samples", [0, 4])
+@pytest.mark.parametrize(
+    "eye,point",
+    [
+        ((0.0, 0.5, 3.0), (0.4, 0.7, 0.1)),
+        ((1.8, 2.2, 2.6), (-0.5, 0.2, 0.4)),
+        ((-2.5, 0.9, 1.5), (0.3, 0.9, -0.6)),
+    ],
+)
+def test_sphere_is_drawn_where_the_camera_projects_it(eye, point, samples):
+    cam = _camera(eye)
+    r = Renderer(cam, background="gradient", rng=np.random.default_rng(3), samples=samples)
+    radius = 0.05
+    r.add_mesh(trimesh.creation.icosphere(3, radius), color=GREEN, pose=_translate(point))
+    mask = _green(r.render())
+    r.close()
+    expected = cam.project(np.array(point))
+    assert np.abs(_centroid(mask) - expected).max() < 1.0
+    # its size follows the same focal length: area of a disc of the projected radius
+    px_radius = radius * cam.pixels_per_metre(np.array(point))
+    assert mask.sum() == pytest.approx(np.pi * px_radius**2, rel=0.15)
+
+
+def test_camera_facing_surface_shows_its_nominal_colour():
+    cam = _camera((0.0, 0.5, 3.0))
+    quad = trimesh.creation.box((0.6, 0.6, 0.01))
+    colours = [(220, 38, 38), (37, 99, 235), (250, 204, 21), (22, 163, 74)]
+    for seed in (0, 1, 2):
+        r = Renderer(cam, rng=np.random.default_rng(seed))
+        handles = [
+            r.add_mesh(quad, color=c, pose=_translate((0.8 * i - 1.2, 0.5, 0.0)))
+            for i, c in enumerate(colours)
+        ]
+        img = r.render()
+        for h, c in zip(handles, colours):
+            x, y = cam.project(np.array([0.8 * h - 1.2, 0.5, 0.005])).astype(int)
+            assert np.abs(img[y, x].astype(int) - c).max() <= 8, (seed, c, img[y, x])
+        r.close()
+
+
+def test_dynamic_mesh_moves_in_place_and_matches_a_fresh_mesh():
+    cam = _camera((0.3, 1.0, 3.0))
+    sphere = trimesh.creation.icosphere(3, 0.25)
+    faces, v0 = np.asarray(sphere.faces), np.asarray(sphere.vertices) + [0.0, 0.5, 0.0]
+    shift = np.array([0.45, 0.1, -0.2])
+    v1 = (v0 + shift) * [1.0, 1.3, 1.0]  # moved and stretched: normals must follow
+
+    r = Renderer(cam, background="noise", rng=np.random.default_rng(5), floor=0.0)
+    h = r.add_dynamic_mesh(faces, GREEN, v0)
+    before = _centroid(_green(r.render()))
+    prim = r.scene.meshes.copy().pop().primitives[0]  # any mesh: check none is rebuilt
+    meshes, vaids = set(r.scene.meshes), {m: m.primitives[0]._vaid for m in r.scene.meshes}
+    r.set_vertices(h, v1)
+    moved = r.render().copy()
+    assert set(r.scene.meshes) == meshes
+    assert {m: m.primitives[0]._vaid for m in r.scene.meshes} == vaids and prim._vaid
+    r.close()
+    after = _centroid(_green(moved))
+    expected = cam.project(v1.mean(0)) - cam.project(v0.mean(0))
+    assert np.abs((after - before) - expected).max() < 1.0
+
+    fresh = Renderer(cam, background="noise", rng=np.random.default_rng(5), floor=0.0)
+    fresh.add_mesh(
+        trimesh.Trimesh(v1, faces, process=False), vertex_colors=np.tile(GREEN, (len(v1), 1))
+    )
+    assert np.array_equal(fresh.render(), moved)
+    fresh.close()
+
+
+def _scene_frames(seed: int, background: str, n: int = 3) -> list[np.ndarray]:
+    cam = _camera((0.0, 1.2, 3.0))
+    r = Renderer(cam, background=background, rng=np.random.default_rng(seed), floor=0.0)
+    ball = r.add_mesh(trimesh.creation.icosphere(2, 0.2), color=(37, 99, 235))
+    out = []
+    for i in range(n):
+        r.set_pose(ball, _translate((0.3 * i - 0.3, 0.2, 0.0)))
+        out.append(r.render().copy())
+    r.close()
+    return out
+
+
+@pytest.mark.parametrize("background", ["solid", "gradient", "grid", "noise"])
+def test_backgrounds_are_deterministic_per_rng(background):
+    a, b, c = (_scene_frames(s, background) for s in (11, 11, 12))
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(a[0], c[0])
+    assert not np.array_equal(a[0], a[1])  # the ball moved over the same backdrop
+
+
+def test_background_styles_differ():
+    firsts = [_scene_frames(4, bg, n=1)[0] for bg in ("solid", "gradient", "grid", "noise")]
+    for i in range(len(firsts)):
+        for j in range(i + 1, len(firsts)):
+            assert np.abs(firsts[i].astype(int) - firsts[j]).mean() > 2.0
+    # the grid floor is a checkerboard: far more edges than the plain floor
+    solid, grid = firsts[0], firsts[2]
+    low = slice(H * 3 // 4, H)
+    assert (
+        np.abs(np.diff(grid[low].astype(int), axis=1)).mean()
+        > 3 * np.abs(np.diff(solid[low].astype(int), axis=1)).mean()
+    )
+
+
+def test_set_camera_redraws_the_floor_and_objects():
+    cam1, cam2 = _camera((0.0, 1.2, 3.0)), _camera((1.5, 2.0, 2.0))
+    point = (0.2, 0.3, 0.1)
+
+    def make() -> Renderer:
+        r = Renderer(cam1, background="grid", rng=np.random.default_rng(8), floor=0.0)
+        r.add_mesh(trimesh.creation.icosphere(3, 0.05), color=GREEN, pose=_translate(point))
+        return r
+
+    r = make()
+    first = r.render().copy()
+    r.set_camera(cam2)
+    moved = r.render().copy()
+    r.close()
+    assert np.abs(_centroid(_green(moved)) - cam2.project(np.array(point))).max() < 1.0
+    # the floor was redrawn for the new view: same pixels as moving the camera before drawing
+    fresh = make()
+    fresh.set_camera(cam2)
+    assert np.array_equal(fresh.render(), moved)
+    fresh.close()
+    assert not np.array_equal(first, moved)
+
+
+def test_renderers_of_one_size_share_a_context_in_turn():
+    cam = _camera((0.0, 0.8, 3.0))
+    sphere = trimesh.creation.icosphere(2, 0.3)
+    faces, verts = np.asarray(sphere.faces), np.asarray(sphere.vertices)
+
+    def make(seed):
+        r = Renderer(cam, background="gradient", rng=np.random.default_rng(seed), floor=0.0)
+        return r, r.add_dynamic_mesh(faces, (200, 120, 60), verts + [0, 0.5, 0])
+
+    def frames(pairs, steps):
+        out = {k: [] for k in range(len(pairs))}
+        for i in steps:
+            for k, (r, h) in enumerate(pairs):
+                r.set_vertices(h, verts + [0.1 * i * (1 - 2 * k), 0.5, 0])
+                out[k].append(r.render().copy())
+        return out
+
+    alone = [frames([make(s)], range(3))[0] for s in (1, 2)]
+    pairs = [make(1), make(2)]
+    together = frames(pairs, range(3))
+    for r, _ in pairs:
+        r.close()
+    assert all(np.array_equal(x, y) for x, y in zip(alone[0], together[0]))
+    # the second renderer's motion was mirrored in the shared run
+    assert not np.array_equal(alone[1][2], together[1][2])
+    assert np.array_equal(alone[1][0], together[1][0])
+
+
+def _child_render(x: float) -> np.ndarray:
+    cam = _camera((0.0, 0.5, 3.0))
+    r = Renderer(cam, rng=np.random.default_rng(0))
+    r.add_mesh(trimesh.creation.icosphere(3, 0.08), color=GREEN, pose=_translate((x, 0.5, 0.0)))
+    img = r.render().copy()
+    r.close()
+    return img
+
+
+@pytest.mark.skipif(
+    os.environ.get("LP_NUM_THREADS", "0") != "0", reason="llvmpipe threads do not survive fork"
+)
+def test_forked_worker_renders_after_the_parent_did():
+    parent = _child_render(0.3)
+    with mp.get_context("fork").Pool(1) as pool:
+        child = pool.map(_child_render, [0.3])[0]
+    assert np.array_equal(parent, child)
+
+
+FORK_AFTER_THREADS = """
+import multiprocessing as mp, sys
+sys.path.insert(0, {here!r})
+from test_render3d import _child_render
+_child_render(0.0)
+with mp.get_context("fork").Pool(1) as pool:
+    try:
+        pool.map(_child_render, [0.1])
+    except Exception as exc:
+        print(type(exc).__name__, exc)
+"""
+
+
+def test_forked_worker_after_threaded_llvmpipe_fails_clearly_not_hangs():
+    if "llvmpipe" not in gl_info()["renderer"]:
+        pytest.skip("the guard is about llvmpipe")
+    code = FORK_AFTER_THREADS.format(here=str(Path(__file__).parent))
+    env = {**os.environ, "LP_NUM_THREADS": "2"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert "RenderError" in out.stdout and "does not survive fork" in out.stdout, out.stderr
+
+
+def test_bad_input_is_a_clear_error():
+    cam = _camera((0.0, 0.5, 3.0))
+    with pytest.raises(RenderError, match="TEMPOGEN_GL"):
+        ensure_gl("vulkan")
+    with pytest.raises(RenderError, match="background"):
+        Renderer(cam, background="sky")
+    with pytest.raises(RenderError, match="samples"):
+        Renderer(cam, samples=3)
+    r = Renderer(cam)
+    rigid = r.add_mesh(trimesh.creation.box((0.1, 0.1, 0.1)), color=GREEN)
+    dyn = r.add_dynamic_mesh(np.array([[0, 1, 2]]), GREEN, np.eye(3))
+    with pytest.raises(RenderError, match=r"expected \(3, 3\)"):
+        r.set_vertices(dyn, np.zeros((4, 3)))
+    with pytest.raises(RenderError, match="not a dynamic mesh"):
+        r.set_vertices(rigid, np.zeros((8, 3)))
+    with pytest.raises(RenderError, match="exactly one"):
+        r.add_mesh(trimesh.creation.box(), color=GREEN, vertex_colors=np.zeros((8, 3)))
+    with pytest.raises(RenderError, match="4x4"):
+        r.set_pose(rigid, np.eye(3))
+    with pytest.raises(RenderError, match="handle"):
+        r.set_pose(99, np.eye(4))
+    with pytest.raises(RenderError, match="face indices"):
+        r.add_dynamic_mesh(np.array([[0, 1, 5]]), GREEN, np.eye(3))
+    r.close()
+    with pytest.raises(RenderError, match="closed"):
+        r.render()
