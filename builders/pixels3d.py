@@ -10,6 +10,7 @@ when the object is seen obliquely and its outline does not turn rigidly on scree
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import cv2
 import numpy as np
@@ -102,6 +103,8 @@ def _fill(points: list[tuple[float, float] | None], what: str) -> np.ndarray:
 def pixel_states_3d(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray) -> Labels:
     """Labels whose tracks' positions (and a marked spin's angle) come from the frames at
     ``idx``; what the query reads is then answered by :mod:`tempogen.observe` as usual."""
+    if "look" in labels.meta and "hands" in labels.meta["look"]:
+        return human_pixel_states(frames, labels, idx)
     all_paints = paints(labels)
     q = labels.query
     hsvs = [cv2.cvtColor(f, cv2.COLOR_RGB2HSV) for f in frames]
@@ -135,3 +138,56 @@ def pixel_states_3d(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarra
         c = track_of(t.color, name)
         states[name] = {"x": c[:, 0], "y": c[:, 1]}
     return with_measured(labels, idx, states)
+
+
+GLOVE_HUE_TOL = 20.0  # degrees of hue (0..360) around a glove's own
+GLOVE_MIN_SATURATION = 120
+
+
+def glove_mask(frame: np.ndarray, rgb: Sequence[int], hsv: np.ndarray | None = None) -> np.ndarray:
+    """Pixels of a simulated human's glove: its hue, well saturated (the body's clothes, the
+    floor and the sky are muted)."""
+    hsv = cv2.cvtColor(frame, cv2.COLOR_RGB2HSV) if hsv is None else hsv
+    d = np.abs(hsv[..., 0].astype(np.float32) * 2 - 2 * hue_of(rgb))
+    d = np.minimum(d, 360 - d)
+    return (d <= GLOVE_HUE_TOL) & (hsv[..., 1] >= GLOVE_MIN_SATURATION) & (hsv[..., 2] >= MIN_VALUE)
+
+
+def _gloves(frames: Sequence[np.ndarray], hands: dict[str, Any]) -> dict[str, np.ndarray]:
+    """Per-frame centroid of each glove (NaN where it is hidden)."""
+    out: dict[str, np.ndarray] = {}
+    for side in ("left", "right"):
+        rgb = hands[side][1]
+        pts = [centroid(glove_mask(f, rgb)) for f in frames]
+        out[side] = np.array([p if p is not None else (np.nan, np.nan) for p in pts])
+    return out
+
+
+def human_pixel_states(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray) -> Labels:
+    """States of a simulated human read from its two bright gloves.
+
+    A hand subject is its glove's centroid. A body turn is the on-screen direction from the
+    right glove to the left one, which an elevated camera sees turn the way the body turns
+    seen from above. Any other subject (feet, head, the whole person) is carried by the
+    gloves: its labelled first position plus how far the gloves' midpoint has moved since.
+    """
+    hands = labels.meta["look"]["hands"]
+    subject = labels.subject
+    g = _gloves(frames, hands)
+    if subject.shape == "hand":
+        side = next(s for s in ("left", "right") if tuple(hands[s][1]) == tuple(subject.color))
+        c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in g[side]], "the hand")
+        return with_measured(labels, idx, {subject.name: {"x": c[:, 0], "y": c[:, 1]}})
+    if subject.shape == "human" and labels.query.kind == "spin":
+        d = g["left"] - g["right"]
+        if np.isnan(d).any():
+            raise ValueError("pixels: a glove is hidden, the body's turn cannot be read")
+        steps = np.degrees(np.diff(np.arctan2(d[:, 1], d[:, 0])))
+        steps = (steps + 180.0) % 360.0 - 180.0
+        angle = np.concatenate([[0.0], np.cumsum(steps)])
+        return with_measured(labels, idx, {subject.name: {"angle": angle}})
+    mid = np.nanmean(np.stack([g["left"], g["right"]]), axis=0)
+    c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in mid], "the gloves")
+    x = subject.x[idx[0]] + c[:, 0] - c[0, 0]
+    y = subject.y[idx[0]] + c[:, 1] - c[0, 1]
+    return with_measured(labels, idx, {subject.name: {"x": x, "y": y}})

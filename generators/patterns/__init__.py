@@ -4,6 +4,7 @@ registers them."""
 from tempogen.generators.patterns import (  # noqa: F401
     count,
     direction,
+    human,
     objects3d,
     rotation,
     shape,

@@ -1,0 +1,323 @@
+"""Benchmark simulated humans: body-model forward, a naive pyrender loop, and our pipeline.
+
+Measured in one run, on the embedded mannequin body, at the clip size of the default dataset
+(640x360, 30 fps, 150 frames = 5 s):
+
+a. **smplx forward**: ``BodyModel.pose`` for a 150-frame pose sequence (the batched forward
+   pass through ``smplx`` plus the copies out), best and median of ``--repeat`` runs.
+b. **naive pyrender loop**: what a first attempt looks like: a ``pyrender.OffscreenRenderer``,
+   and for every frame a new ``trimesh.Trimesh`` + ``pyrender.Mesh`` of the posed body added
+   to the scene, rendered (colour and depth read back) and removed. Beside it the same loop
+   with one static mesh (no per-frame mesh), the ceiling of that approach.
+c. **ours end to end**: ``make_scene`` (pose with IK, label, certify) + ``BodyWorld.frames``
+   (one persistent ``Renderer``, the body's vertex buffer rewritten in place) +
+   ``tempogen.video.VideoWriter`` (libx264, the build's preset) into an mp4, per motion, and
+   the split of that time: posing/labels, rendering alone (frames into memory), encode alone.
+   Rendering alone is measured at the renderer's default multisampling and at 0 and 4
+   samples (``TEMPOGEN_GL_SAMPLES``).
+d. **two processes** (``--jobs``, default 2): the end-to-end clip rendered by J spawned
+   processes at once, started together on a barrier after a warm-up; throughput = all
+   frames / the slowest process's time.
+
+The target (issue 4): at least 30 frames/s end to end on 2 CPU cores. Results print as a
+table and go to ``bench/out/human.json`` with the machine, the GL implementation
+(``gl_info()``) and the load average before and after (a noisy run shows there).
+
+    .venv/bin/python bench/bench_human.py
+    .venv/bin/python bench/bench_human.py --frames 90 --repeat 2 --jobs 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import multiprocessing as mp
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_OUT = ROOT / "bench" / "out" / "human.json"
+MOTIONS = ("jumps", "twirl", "body_turn")  # full body, close-up hand, elevated spin
+TARGET_FPS = 30.0
+
+
+def machine_info() -> dict[str, Any]:
+    from importlib.metadata import version
+
+    model = "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu_model": model,
+        "cores": os.cpu_count(),
+        "cores_usable": len(os.sched_getaffinity(0)),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        **{p: version(p) for p in ("numpy", "torch", "smplx", "pyrender", "PyOpenGL", "av")},
+        "LP_NUM_THREADS": os.environ.get("LP_NUM_THREADS"),
+    }
+
+
+def _clip(motion: str, frames: int, width: int, height: int, seed: int = 1) -> Any:
+    import tempogen.generators.patterns.human  # noqa: F401  (registers the human motions)
+    from tempogen.generators.motion import MOTIONS as REGISTRY
+    from tempogen.generators.motion import Style, make_scene
+
+    m = REGISTRY[motion]
+    key = m.keys()[0]
+    rng = np.random.default_rng(seed)
+    return make_scene(m, key, rng, width=width, height=height, fps=30.0, num_frames=frames,
+                      style=Style())  # fmt: skip
+
+
+def _best_median(times: list[float]) -> tuple[float, float]:
+    return min(times), statistics.median(times)
+
+
+def bench_forward(frames: int, repeat: int) -> dict[str, Any]:
+    from tempogen.generators.humans import body_for
+
+    scene = _clip("jumps", frames, 640, 360)
+    seq = scene.world.sequence
+    body = body_for("")
+    body.pose(seq)  # warm-up
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        body.pose(seq)
+        times.append(time.perf_counter() - t0)
+    best, med = _best_median(times)
+    return {"frames": frames, "vertices": body.num_vertices, "best_s": best, "median_s": med,
+            "fps": frames / best}  # fmt: skip
+
+
+def bench_naive(frames: int, width: int, height: int, repeat: int) -> dict[str, Any]:
+    """A new pyrender.Mesh per frame, pyrender's own offscreen renderer and read-back."""
+    import trimesh
+
+    from tempogen.generators.render3d import ensure_gl
+
+    ensure_gl()
+    import pyrender
+
+    scene_h = _clip("jumps", frames, width, height)
+    world = scene_h.world
+    cam = world.camera
+    colors = np.concatenate([world.vertex_colors, np.full((len(world.vertex_colors), 1), 255)], 1)
+    scene = pyrender.Scene(bg_color=[0.5, 0.5, 0.5, 1.0], ambient_light=[0.3] * 3)
+    scene.add(pyrender.PerspectiveCamera(yfov=cam.yfov, aspectRatio=cam.aspect), pose=cam.pose)
+    scene.add(pyrender.DirectionalLight(intensity=3.0), pose=cam.pose)
+    r = pyrender.OffscreenRenderer(width, height)
+
+    def per_frame_mesh() -> float:
+        t0 = time.perf_counter()
+        for v in world.vertices:
+            tm = trimesh.Trimesh(v, world.faces, vertex_colors=colors, process=False)
+            node = scene.add(pyrender.Mesh.from_trimesh(tm))
+            r.render(scene)
+            scene.remove_node(node)
+        return time.perf_counter() - t0
+
+    def static_mesh() -> float:
+        tm = trimesh.Trimesh(world.vertices[0], world.faces, vertex_colors=colors, process=False)
+        node = scene.add(pyrender.Mesh.from_trimesh(tm))
+        t0 = time.perf_counter()
+        for _ in world.vertices:
+            r.render(scene)
+        dt_ = time.perf_counter() - t0
+        scene.remove_node(node)
+        return dt_
+
+    out = {}
+    for name, fn in (("new_mesh_per_frame", per_frame_mesh), ("static_mesh", static_mesh)):
+        fn()  # warm-up (shader compile, first uploads)
+        best, med = _best_median([fn() for _ in range(repeat)])
+        out[name] = {"best_s": best, "median_s": med, "fps": frames / best}
+    r.delete()
+    return out
+
+
+def _end_to_end(motion: str, frames: int, width: int, height: int, path: Path) -> dict[str, float]:
+    """One clip: pose + label, render, encode into ``path``; seconds per stage and in all."""
+    from tempogen.video import VideoWriter
+
+    t0 = time.perf_counter()
+    scene = _clip(motion, frames, width, height)
+    t1 = time.perf_counter()
+    n = 0
+    with VideoWriter(path, 30.0, width, height) as w:
+        for frame in scene.world.frames("grid", np.random.default_rng(2)):
+            w.write(frame)
+            n += 1
+    t2 = time.perf_counter()
+    return {"frames": n, "pose_s": t1 - t0, "render_encode_s": t2 - t1, "total_s": t2 - t0}
+
+
+def _render_only(scene: Any) -> float:
+    t0 = time.perf_counter()
+    for _ in scene.world.frames("grid", np.random.default_rng(2)):
+        pass
+    return time.perf_counter() - t0
+
+
+def _encode_only(frames_list: list[np.ndarray], width: int, height: int, path: Path) -> float:
+    from tempogen.video import VideoWriter
+
+    t0 = time.perf_counter()
+    with VideoWriter(path, 30.0, width, height) as w:
+        for f in frames_list:
+            w.write(f)
+    return time.perf_counter() - t0
+
+
+def bench_ours(frames: int, width: int, height: int, repeat: int, tmp: Path) -> dict[str, Any]:
+    from tempogen.generators.render3d import default_samples
+
+    out: dict[str, Any] = {}
+    for motion in MOTIONS:
+        _end_to_end(motion, frames, width, height, tmp / "warm.mp4")  # warm-up
+        runs = [
+            _end_to_end(motion, frames, width, height, tmp / f"{motion}.mp4") for _ in range(repeat)
+        ]
+        best = min(runs, key=lambda r: r["total_s"])
+        scene = _clip(motion, frames, width, height)
+        render = {}
+        saved = os.environ.get("TEMPOGEN_GL_SAMPLES")
+        for samples in sorted({default_samples(), 0, 4}):
+            os.environ["TEMPOGEN_GL_SAMPLES"] = str(samples)
+            _render_only(scene)
+            render[samples] = min(_render_only(scene) for _ in range(repeat))
+        if saved is None:
+            os.environ.pop("TEMPOGEN_GL_SAMPLES", None)
+        else:
+            os.environ["TEMPOGEN_GL_SAMPLES"] = saved
+        kept = [f.copy() for f in scene.world.frames("grid", np.random.default_rng(2))]
+        encode = min(_encode_only(kept, width, height, tmp / "enc.mp4") for _ in range(repeat))
+        out[motion] = {
+            **best,
+            "fps": best["frames"] / best["total_s"],
+            "median_total_s": statistics.median(r["total_s"] for r in runs),
+            "msaa_samples_default": default_samples(),
+            "render_only_s": {str(k): v for k, v in render.items()},
+            "render_only_fps": {str(k): frames / v for k, v in render.items()},
+            "encode_only_s": encode,
+            "encode_only_fps": frames / encode,
+        }
+    return out
+
+
+def _worker(args: tuple[Any, int, int, int, int, str, str | None]) -> dict[str, float]:
+    barrier, frames, width, height, clips, tmp, lp_threads = args
+    if lp_threads is not None:  # before this process starts GL: llvmpipe reads it then
+        os.environ["LP_NUM_THREADS"] = lp_threads
+    _end_to_end(MOTIONS[0], frames, width, height, Path(tmp) / f"w{os.getpid()}.mp4")  # warm-up
+    barrier.wait()
+    t0 = time.perf_counter()
+    n = 0
+    for _ in range(clips):
+        n += _end_to_end(MOTIONS[0], frames, width, height, Path(tmp) / f"w{os.getpid()}.mp4")[
+            "frames"
+        ]
+    return {"frames": n, "seconds": time.perf_counter() - t0}
+
+
+def bench_parallel(
+    jobs: int, frames: int, width: int, height: int, clips: int, tmp: Path
+) -> dict[str, Any]:
+    """J spawned processes at once, with llvmpipe's own threads as they are and with one
+    rasterizer thread per process (LP_NUM_THREADS=1)."""
+    out: dict[str, Any] = {"jobs": jobs, "clips_per_job": clips}
+    ctx = mp.get_context("spawn")
+    for label, lp in (("default_threads", None), ("lp_num_threads_1", "1")):
+        with ctx.Manager() as manager:
+            barrier = manager.Barrier(jobs)
+            with ctx.Pool(jobs) as pool:
+                job = (barrier, frames, width, height, clips, str(tmp), lp)
+                res = pool.map(_worker, [job] * jobs)
+        total = sum(r["frames"] for r in res)
+        slowest = max(r["seconds"] for r in res)
+        out[label] = {"frames": total, "seconds": slowest, "fps": total / slowest,
+                      "per_process": res}  # fmt: skip
+    return out
+
+
+def table(result: dict[str, Any]) -> str:
+    rows = [f"{'what':52s} {'frames/s':>9s}"]
+    f = result["forward"]
+    rows.append(
+        f"{'a. smplx forward (' + str(f['frames']) + ' frames, BodyModel.pose)':52s} {f['fps']:9.1f}"
+    )
+    n = result["naive"]
+    rows.append(
+        f"{'b. naive pyrender: new mesh every frame':52s} {n['new_mesh_per_frame']['fps']:9.1f}"
+    )
+    rows.append(f"{'   naive pyrender: one static mesh':52s} {n['static_mesh']['fps']:9.1f}")
+    for motion, o in result["ours"].items():
+        rows.append(
+            f"{'c. ours end to end: ' + motion + ' (pose+render+encode)':52s} {o['fps']:9.1f}"
+        )
+        for k, v in o["render_only_fps"].items():
+            tag = " (the default)" if int(k) == o["msaa_samples_default"] else ""
+            rows.append(f"{'     render only, ' + k + 'x MSAA' + tag:52s} {v:9.1f}")
+        rows.append(f"{'     encode only':52s} {o['encode_only_fps']:9.1f}")
+        rows.append(f"{'     posing + labels (s)':52s} {o['pose_s']:9.3f}")
+    if result.get("parallel"):
+        p = result["parallel"]
+        for label, tag in (("default_threads", ""), ("lp_num_threads_1", ", LP_NUM_THREADS=1")):
+            what = f"d. ours, {p['jobs']} processes at once{tag}"
+            rows.append(f"{what:52s} {p[label]['fps']:9.1f}")
+    rows.append(f"target: >= {TARGET_FPS:.0f} frames/s end to end on 2 cores")
+    return "\n".join(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--frames", type=int, default=150)
+    ap.add_argument("--width", type=int, default=640)
+    ap.add_argument("--height", type=int, default=360)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=2, help="processes for (d); 0 skips it")
+    ap.add_argument("--clips", type=int, default=2, help="clips per process in (d)")
+    ap.add_argument("--out", type=Path, default=DEFAULT_OUT)
+    args = ap.parse_args(argv)
+
+    import tempogen.generators.patterns.human  # noqa: F401  (registers the human motions)
+    from tempogen.generators.render3d import gl_info
+    from tempogen.io import write_json
+
+    load_start = os.getloadavg()
+    started = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    result: dict[str, Any] = {"machine": machine_info(), "gl": gl_info(), "started": started,
+                              "size": [args.width, args.height], "frames": args.frames}  # fmt: skip
+    result["forward"] = bench_forward(args.frames, max(args.repeat, 5))
+    result["naive"] = bench_naive(args.frames, args.width, args.height, args.repeat)
+    with tempfile.TemporaryDirectory(prefix="bench_human_") as tmp:
+        result["ours"] = bench_ours(args.frames, args.width, args.height, args.repeat, Path(tmp))
+        if args.jobs > 0:
+            result["parallel"] = bench_parallel(
+                args.jobs, args.frames, args.width, args.height, args.clips, Path(tmp)
+            )
+    result["load_average"] = {"start": load_start, "end": os.getloadavg()}
+    print(table(result))
+    print(f"GL: {result['gl']['renderer']} ({result['gl']['backend']}); load {load_start} -> "
+          f"{result['load_average']['end']}")  # fmt: skip
+    write_json(args.out, result)
+    print(f"wrote {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

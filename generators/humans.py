@@ -1,0 +1,602 @@
+"""Simulated humans: a per-seed look, cameras, posing with IK, labels from the posed joints.
+
+A human motion (``generators/patterns/human.py``) builds a pose sequence on a :class:`Rig`:
+it picks a camera, moves limbs with inverse kinematics toward targets it designs in 3D, and
+adds tracks. Every track is the projection, through the one :class:`Camera` the renderer
+also uses, of joints that the *body model* posed (``BodyModel.pose``), so labels, pixels and
+the 3D joints kept in ``labels.meta["joints3d"]`` all describe the same body.
+
+World axes follow SMPL: metres, ``y`` up, the person stands at the origin facing ``+z`` with
+the soles on ``y = 0``. The third-person camera stands in front (looking toward ``-z``), so
+the person's right hand shows on the image's left; "left", "right" and "clockwise" in
+questions are the viewer's. Each person gets a muted body colour and two bright, distinct
+hand colours (gloves), so a colour read of the pixels finds each hand.
+"""
+
+from __future__ import annotations
+
+import colorsys
+import functools
+import math
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from tempogen.generators.camera import Camera, look_at
+from tempogen.generators.kinematics import (
+    LIMBS,
+    PoseError,
+    axis_angle,
+    flexion,
+    forward_kinematics,
+    limb_reach,
+    set_global,
+    solve_limb,
+)
+from tempogen.generators.motion import GenerationError, Motion, Scene
+from tempogen.generators.poses import PoseSequence, rotvec_to_matrix
+from tempogen.generators.skeleton import INDEX, JOINTS, NUM_JOINTS
+from tempogen.labels import Track
+
+RGB = tuple[int, int, int]
+SIDES = ("left", "right")
+SIDE_SIGN = {"left": 1.0, "right": -1.0}  # the person's left is +x in SMPL
+
+# Bright glove colours (saturation >= 0.8) and muted clothes (saturation <= 0.3): a hue
+# read of the pixels tells each hand from the body, the floor and the (grey-ish) sky.
+HAND_COLORS: dict[str, RGB] = {
+    "magenta": (232, 40, 200),
+    "yellow": (245, 212, 30),
+    "cyan": (20, 200, 235),
+    "green": (45, 205, 70),
+    "orange": (250, 125, 25),
+    "red": (232, 32, 48),
+}
+BODY_COLORS: dict[str, RGB] = {
+    "slate": (96, 110, 136),
+    "beige": (196, 178, 150),
+    "olive": (124, 128, 100),
+    "charcoal": (72, 74, 82),
+    "stone": (170, 168, 160),
+    "taupe": (140, 122, 110),
+    "sage": (140, 156, 140),
+}
+MIN_HAND_HUE_GAP = 60.0  # degrees of hue between the two gloves
+HAND_RADIUS = 0.07  # metres: a hand's extent around its centre, for track sizes
+FIRST_PERSON_P = 0.3  # share of hand motions filmed from the person's own eyes
+# joints a from-the-hips-up shot keeps in view (the arms come in through the hands)
+UPPER_BODY = [
+    i
+    for i, name in enumerate(JOINTS)
+    if i <= INDEX["right_shoulder"] and not name.endswith(("knee", "ankle", "foot"))
+]
+
+
+def hue(rgb: RGB) -> float:
+    """Hue of an sRGB colour in degrees."""
+    return 360.0 * colorsys.rgb_to_hsv(*(c / 255.0 for c in rgb))[0]
+
+
+def hue_gap(a: RGB, b: RGB) -> float:
+    """Degrees between two colours' hues (0..180)."""
+    d = abs(hue(a) - hue(b)) % 360.0
+    return min(d, 360.0 - d)
+
+
+@dataclass(frozen=True)
+class HumanLook:
+    """One person's look: clothes colour, glove colour per side, body shape (betas)."""
+
+    body: RGB
+    hands: dict[str, tuple[str, RGB]]  # side -> (colour name, sRGB)
+    betas: np.ndarray
+
+    def to_json(self) -> dict[str, Any]:
+        """The look as JSON (for ``labels.meta["look"]``)."""
+        return {
+            "body": list(self.body),
+            "hands": {s: [n, list(c)] for s, (n, c) in self.hands.items()},
+            "betas": [round(float(b), 3) for b in self.betas],
+        }
+
+
+def draw_look(rng: np.random.Generator, num_betas: int) -> HumanLook:
+    """A random look: muted clothes, two bright gloves far apart in hue, betas in +-2 sd
+    on the first two shape components (height, girth) and +-1 on the rest."""
+    body = BODY_COLORS[str(rng.choice(list(BODY_COLORS)))]
+    names = [str(n) for n in rng.permutation(list(HAND_COLORS))]
+    left = names[0]
+    right = next(
+        n for n in names[1:] if hue_gap(HAND_COLORS[left], HAND_COLORS[n]) >= MIN_HAND_HUE_GAP
+    )
+    betas = np.zeros(num_betas)
+    k = min(2, num_betas)
+    betas[:k] = np.clip(rng.normal(0.0, 0.8, k), -2.0, 2.0)
+    betas[k:] = np.clip(rng.normal(0.0, 0.4, num_betas - k), -1.0, 1.0)
+    return HumanLook(
+        body, {"left": (left, HAND_COLORS[left]), "right": (right, HAND_COLORS[right])}, betas
+    )
+
+
+@functools.lru_cache(maxsize=4)
+def body_for(path: str = "") -> Any:
+    """The body model a style names ("" = the embedded mannequin), loaded once per process."""
+    from tempogen.generators.body import load_body
+
+    return load_body(path or None)
+
+
+# cameras --------------------------------------------------------------------------------
+
+
+def fit_camera(
+    points: np.ndarray,
+    width: int,
+    height: int,
+    *,
+    yfov_deg: float,
+    elevation_deg: float,
+    azimuth_deg: float,
+    fill: float,
+) -> Camera:
+    """A camera looking at the centre of ``points`` from the given direction (degrees above
+    the horizon, and round from the front, positive toward the person's left), as close as
+    keeps every point inside the central ``fill`` share of the frame."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 3)
+    target = 0.5 * (pts.min(0) + pts.max(0))
+    el, az = math.radians(elevation_deg), math.radians(azimuth_deg)
+    direction = np.array([math.sin(az) * math.cos(el), math.sin(el), math.cos(az) * math.cos(el)])
+    yfov = math.radians(yfov_deg)
+
+    def camera(d: float) -> Camera:
+        return Camera(width, height, yfov, look_at(target + d * direction, target))
+
+    def fits(d: float) -> bool:
+        cam = camera(d)
+        if np.any(cam.depth(pts) < 0.2):
+            return False
+        uv = cam.project(pts)
+        return bool(
+            np.all(np.abs(uv[:, 0] - width / 2) <= fill * width / 2)
+            and np.all(np.abs(uv[:, 1] - height / 2) <= fill * height / 2)
+        )
+
+    lo, hi = 0.3, 60.0
+    if not fits(hi):
+        raise GenerationError("camera: the body does not fit the frame from any distance")
+    for _ in range(40):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (lo, mid) if fits(mid) else (mid, hi)
+    return camera(hi)
+
+
+def camera_json(cam: Camera) -> dict[str, Any]:
+    """The camera as JSON (vertical field of view in degrees, 4x4 camera-to-world pose)."""
+    return {
+        "yfov_deg": round(math.degrees(cam.yfov), 4),
+        "pose": [[round(float(v), 5) for v in row] for row in cam.pose],
+    }
+
+
+# the rig --------------------------------------------------------------------------------
+
+
+@dataclass
+class Rig:
+    """A person being posed for one clip: body model, look, per-frame poses and camera.
+
+    Poses start standing with the arms down; a motion changes ``poses`` / ``trans``
+    directly or through :meth:`arm_to` and :meth:`leg_to`, chooses a camera, then adds
+    tracks with :meth:`track` (which poses the body model) and calls :meth:`finish`.
+    """
+
+    scene: Scene
+    motion: str
+    body: Any
+    look: HumanLook
+    rest: np.ndarray
+    poses: np.ndarray
+    trans: np.ndarray
+    ground: float = 0.0  # root height that puts the rest pose's soles on y = 0
+    gloves: dict[str, np.ndarray] = field(default_factory=dict)  # rest centre of each hand
+    camera: Camera | None = None
+    first_person: bool = False
+    _frames: Any = None
+    joints3d: dict[str, list[list[float]]] = field(default_factory=dict)
+
+    @classmethod
+    def start(cls, scene: Scene, motion: str) -> Rig:
+        """A standing person with a fresh look drawn from the scene's generator."""
+        body = body_for(scene.style.body)
+        look = draw_look(scene.rng, int(body.num_betas))
+        rest = np.asarray(body.rest_joints(look.betas), dtype=np.float64)
+        one = body.pose(
+            PoseSequence(np.zeros((1, NUM_JOINTS, 3)), np.zeros((1, 3)), scene.fps, look.betas)
+        )
+        ground = -float(np.min(one.vertices[0][:, 1]))  # soles on y = 0 whatever the shape
+        trans = np.tile([0.0, ground, 0.0], (scene.n, 1))
+        rig = cls(scene, motion, body, look, rest, np.zeros((scene.n, NUM_JOINTS, 3)), trans)
+        rig.gloves = glove_centres(body, one.vertices[0])
+        rig.ground = ground
+        for side in SIDES:
+            rig.poses[:, INDEX[f"{side}_shoulder"]] = arm_down(side)
+            rig.poses[:, INDEX[f"{side}_elbow"]] = axis_angle(LIMBS[f"{side}_arm"].hinge, 12.0)
+        return rig
+
+    @property
+    def n(self) -> int:
+        """Frames in the clip."""
+        return self.scene.n
+
+    # geometry of the current poses ----------------------------------------------------
+    def fk(self) -> tuple[np.ndarray, np.ndarray]:
+        """Joints (T, 24, 3) and world rotations of the poses as they stand now."""
+        return forward_kinematics(self.poses, self.rest, self.trans)
+
+    def joint(self, name: str) -> np.ndarray:
+        """One joint's world positions (T, 3) under the current poses (numpy kinematics)."""
+        return self.fk()[0][:, INDEX[name]]
+
+    def rest_point(self, name: str) -> np.ndarray:
+        """A joint's position standing at the origin in the rest pose (soles on the floor)."""
+        return self.rest[INDEX[name]] + [0.0, self.ground, 0.0]
+
+    # limbs -----------------------------------------------------------------------------
+    def reachable(self, side: str, targets: np.ndarray, margin: float = 0.05) -> bool:
+        """Whether a hand can reach every target with ``margin`` metres to spare."""
+        lo, hi = limb_reach(LIMBS[f"{side}_arm"], self.rest, self.hand_rest(side))
+        d = np.linalg.norm(np.asarray(targets) - self.joint(f"{side}_shoulder"), axis=-1)
+        return bool(np.all(d <= hi - margin) and np.all(d >= lo + margin))
+
+    def hand_rest(self, side: str) -> np.ndarray:
+        """A hand's centre in the rest pose: the centroid of its glove's vertices."""
+        return self.gloves[side]
+
+    def _palm_twist(self, side: str, toward: np.ndarray) -> np.ndarray:
+        """Per-frame twist (radians, within +-90 degrees, as a forearm turns) of the hand
+        about its own axis that turns its flat side to face ``toward`` ((3,) or (T, 3))."""
+        wrist, hand = INDEX[f"{side}_wrist"], INDEX[f"{side}_hand"]
+        g = self.fk()[1][:, INDEX[f"{side}_elbow"]]
+        axis = self.rest[hand] - self.rest[wrist]
+        axis = axis / np.linalg.norm(axis)
+        a = g @ axis
+        n0 = g @ np.array([0.0, -1.0, 0.0])  # SMPL's T-pose palms face down
+        c = np.broadcast_to(np.asarray(toward, dtype=np.float64), a.shape)
+        psi = np.arctan2(np.sum(np.cross(a, n0) * c, axis=1), np.sum(n0 * c, axis=1))
+        return (psi + np.pi / 2) % np.pi - np.pi / 2  # either flat side will do
+
+    def arm_to(
+        self,
+        side: str,
+        targets: np.ndarray,
+        pole: np.ndarray | None = None,
+        palm_toward: np.ndarray | None = None,
+    ) -> None:
+        """Move a hand's centre onto ``targets`` (T, 3): a small shrug of the collar as the
+        hand rises above the shoulder, then two-bone IK on shoulder and elbow. ``pole`` is
+        where the elbow points (default out, down and back); ``palm_toward`` ((3,) or (T, 3)
+        world directions) twists the hand so its flat side faces that way, else it stays in
+        line with the forearm. The twist moves the hand's centre (it is off the hand's axis),
+        so IK and twist are solved together, the centre landing on the target exactly."""
+        sign = SIDE_SIGN[side]
+        wrist, hand, collar = (INDEX[f"{side}_{j}"] for j in ("wrist", "hand", "collar"))
+        tgt = np.asarray(targets, dtype=np.float64)
+        rise = np.clip((tgt[:, 1] - self.joint(f"{side}_shoulder")[:, 1]) / 0.35, 0.0, 1.0)
+        self.poses[:, collar] = axis_angle((0.0, 0.0, 1.0), sign * 12.0 * rise)
+        if pole is None:
+            pole = np.array([0.6 * sign, -1.0, -0.5])
+        axis = self.rest[hand] - self.rest[wrist]
+        axis = axis / np.linalg.norm(axis)
+        offset = self.hand_rest(side) - self.rest[wrist]
+        psi = np.zeros(self.n)
+        rounds = 1 if palm_toward is None else 4
+        for k in range(rounds):
+            twisted = axis_angle(axis, np.degrees(psi))  # (T, 3)
+            effector = self.rest[wrist] + _rotate(twisted, offset)
+            self.poses[:, wrist] = 0.0
+            self.poses = solve_limb(
+                self.poses, self.rest, f"{side}_arm", tgt, pole,
+                trans=self.trans, effector=effector, what=f"motion {self.motion!r}",
+            )  # fmt: skip
+            if k < rounds - 1:
+                psi = self._palm_twist(side, palm_toward)
+        self.poses[:, wrist] = axis_angle(axis, np.degrees(psi))
+
+    def leg_to(self, side: str, ankles: np.ndarray, pole: np.ndarray | None = None) -> None:
+        """Put an ankle on ``ankles`` (T, 3) with the knee toward ``pole`` (default: ahead)
+        and keep the foot flat, pointing where the pelvis points."""
+        pole = np.array([0.1 * SIDE_SIGN[side], 0.0, 1.0]) if pole is None else pole
+        self.poses = solve_limb(
+            self.poses, self.rest, f"{side}_leg", ankles, pole,
+            trans=self.trans, what=f"motion {self.motion!r}",
+        )  # fmt: skip
+        _, rot = self.fk()
+        self.poses = set_global(
+            self.poses, self.rest, INDEX[f"{side}_ankle"], rot[:, 0], self.trans
+        )
+
+    def check_limits(self) -> None:
+        """Raise :class:`PoseError` where an elbow or knee bends backwards or folds too far."""
+        for name, limb in LIMBS.items():
+            f = flexion(self.poses, limb)
+            bad = np.flatnonzero((f < -1e-6) | (f > limb.max_flex + 1e-6))
+            if len(bad):
+                raise PoseError(
+                    f"motion {self.motion!r}: frame {int(bad[0])}: {name} flexes "
+                    f"{f[bad[0]]:.1f} degrees, outside 0..{limb.max_flex:.0f}"
+                )
+
+    # cameras ---------------------------------------------------------------------------
+    def frame_points(self, extra: Sequence[np.ndarray] = (), upper: bool = False) -> np.ndarray:
+        """Points a third-person camera must keep in view: every posed joint (``upper``:
+        from the hips up), the head's top and the soles, plus ``extra`` (e.g. the corners
+        of a hand's workspace)."""
+        j = self.fk()[0]
+        head = j[:, INDEX["head"]] + [0.0, 0.14, 0.0]
+        hands = j[:, [INDEX["left_hand"], INDEX["right_hand"]]].reshape(-1, 3)
+        pts = [head, hands + [0.0, 0.0, 0.05]]
+        if upper:
+            pts.append(j[:, UPPER_BODY].reshape(-1, 3))
+        else:
+            feet = j[:, [INDEX["left_foot"], INDEX["right_foot"]]].reshape(-1, 3) * [1, 0, 1]
+            pts += [j.reshape(-1, 3), feet]
+        pts += [np.asarray(e, dtype=np.float64).reshape(-1, 3) for e in extra]
+        return np.concatenate(pts)
+
+    def hand_camera(
+        self, centre: np.ndarray, half: float, first_person_p: float = FIRST_PERSON_P
+    ) -> Camera:
+        """The camera for a hand motion about ``centre`` (within ``half`` metres): first
+        person with probability ``first_person_p``, else third person from the hips up."""
+        if self.maybe_first_person(first_person_p, centre):
+            return self.camera
+        box = np.array([[x, y, 0.0] for x in (-half, half) for y in (-half, half)])
+        return self.third_person(self.frame_points([np.asarray(centre) + box], upper=True))
+
+    def third_person(
+        self,
+        points: np.ndarray,
+        elevation: tuple[float, float] = (6.0, 16.0),
+        azimuth: tuple[float, float] = (-12.0, 12.0),
+        fill: tuple[float, float] = (0.72, 0.84),
+    ) -> Camera:
+        """The default camera: in front, a little above, the person facing it, framing
+        ``points`` (see :meth:`frame_points`); angles in degrees, drawn per seed."""
+        rng = self.scene.rng
+        self.camera = fit_camera(
+            points, self.scene.width, self.scene.height,
+            yfov_deg=float(rng.uniform(36.0, 48.0)), elevation_deg=float(rng.uniform(*elevation)),
+            azimuth_deg=float(rng.uniform(*azimuth)), fill=float(rng.uniform(*fill)),
+        )  # fmt: skip
+        self.first_person = False
+        return self.camera
+
+    def first_person_camera(self, target: np.ndarray | None = None) -> Camera:
+        """The person's own view: from the forehead, looking down at ``target`` (default:
+        the space before the chest), as a head-mounted camera films the hands."""
+        rng = self.scene.rng
+        head = self.rest_point("head")
+        eye = head + [0.0, 0.07, 0.16]  # just before the face
+        if target is None:
+            target = np.array([0.0, head[1] - 0.6, head[2] + 0.5])
+        aim = np.asarray(target, dtype=np.float64) + rng.uniform(-0.03, 0.03, 3)
+        yfov = math.radians(rng.uniform(68.0, 78.0))
+        self.camera = Camera(self.scene.width, self.scene.height, yfov, look_at(eye, aim))
+        self.first_person = True
+        self.scene.meta["variation"] = {"first_person": 1}
+        return self.camera
+
+    def maybe_first_person(
+        self, p: float = FIRST_PERSON_P, target: np.ndarray | None = None
+    ) -> bool:
+        """Switch to the first-person camera with probability ``p``; whether it did."""
+        if self.scene.rng.random() < p:
+            self.first_person_camera(target)
+            return True
+        return False
+
+    def screen_axes(self) -> tuple[np.ndarray, np.ndarray]:
+        """World directions of the image's right and down: a path drawn in the plane they
+        span faces the camera, so its projection keeps its shape exactly."""
+        if self.camera is None:
+            raise GenerationError(f"motion {self.motion!r}: choose a camera first")
+        return self.camera.pose[:3, 0].copy(), -self.camera.pose[:3, 1].copy()
+
+    def on_screen_plane(self, centre: np.ndarray, uv: np.ndarray) -> np.ndarray:
+        """3D points (T, 3) at ``centre`` + ``uv`` (T, 2) metres along the image's right and
+        down directions."""
+        right, down = self.screen_axes()
+        uv = np.asarray(uv, dtype=np.float64)
+        return np.asarray(centre, dtype=np.float64) + uv[:, :1] * right + uv[:, 1:2] * down
+
+    # labels ----------------------------------------------------------------------------
+    def posed(self) -> Any:
+        """The body model's frames (vertices, joints) for the current poses; computed once,
+        after which the poses are final."""
+        if self._frames is None:
+            self.check_limits()
+            self._frames = self.body.pose(self.sequence())
+        return self._frames
+
+    def sequence(self) -> PoseSequence:
+        """The poses as a :class:`PoseSequence` (with the look's betas)."""
+        return PoseSequence(self.poses, self.trans, self.scene.fps, self.look.betas, self.motion)
+
+    @property
+    def joints(self) -> np.ndarray:
+        """Posed joints (T, 24, 3) from the body model."""
+        return np.asarray(self.posed().joints, dtype=np.float64)
+
+    def hand(self, side: str) -> np.ndarray:
+        """World centre (T, 3) of a hand: the glove's rest centroid carried by the posed
+        wrist (its position from the body model, its orientation from the same poses)."""
+        wrist = INDEX[f"{side}_wrist"]
+        g = self.fk()[1][:, wrist]
+        return self.joints[:, wrist] + g @ (self.hand_rest(side) - self.rest[wrist])
+
+    def project(self, points: np.ndarray) -> np.ndarray:
+        """Pixel positions (..., 2) of world points through the clip's camera."""
+        if self.camera is None:
+            raise GenerationError(f"motion {self.motion!r}: choose a camera first")
+        return self.camera.project(points)
+
+    def track(
+        self,
+        name: str,
+        points: np.ndarray,
+        noun: str,
+        color: RGB,
+        radius: float,
+        *,
+        role: str = "subject",
+        shape: str = "hand",
+        angle: Any = 0.0,
+    ) -> Track:
+        """A track at the projection of ``points`` (T, 3): size = ``radius`` metres in
+        pixels at frame 0, scale following the distance to the camera; the 3D points go
+        into ``meta["joints3d"]`` (millimetres)."""
+        pts = np.asarray(points, dtype=np.float64)
+        uv = self.project(pts)
+        ppm = np.array([self.camera.pixels_per_metre(p) for p in pts])
+        tr = Track.build(
+            name, self.n, x=uv[:, 0], y=uv[:, 1], role=role, shape=shape, color=color,
+            size=radius * ppm[0], scale=ppm / ppm[0], angle=angle,
+        )  # fmt: skip
+        self.scene.tracks.append(tr)
+        self.scene.nouns[name] = noun
+        if role == "subject":
+            self.joints3d[name] = np.round(pts, 3).tolist()
+        return tr
+
+    def line(
+        self, name: str, x: float, y: float, angle: float, noun: str, shape: str = "floor"
+    ) -> Track:
+        """An invisible anchor line through pixel (x, y) with its normal at ``angle`` image
+        degrees (-90 up, 90 down, 0 right): what a "raise" event is measured from (or, with
+        ``shape="anchor"``, a point such as the centre a hand circles)."""
+        tr = Track.build(
+            name, self.n, x=x, y=y, role="anchor", shape=shape, color=(60, 60, 60),
+            size=0.0, angle=angle,
+        )  # fmt: skip
+        self.scene.tracks.append(tr)
+        self.scene.nouns[name] = noun
+        return tr
+
+    def hand_noun(self, side: str) -> str:
+        """How a question names a hand: by its glove's colour (sides are ambiguous)."""
+        return f"the person's {self.look.hands[side][0]} hand"
+
+    def finish(self) -> None:
+        """Hand the posed body to the renderer and record the 3D ground truth in meta."""
+        frames = self.posed()
+        self.scene.world = BodyWorld(
+            self.body.faces, frames.vertices, self.vertex_colors(), self.camera, floor=0.0,
+            sequence=self.sequence(), joints=self.joints,
+        )  # fmt: skip
+        self.scene.meta.update(
+            {
+                "joints3d": self.joints3d,
+                "camera": camera_json(self.camera),
+                "look": self.look.to_json(),
+                "renderer": "human",
+            }
+        )
+
+    def vertex_colors(self) -> np.ndarray:
+        """Per-vertex sRGB: clothes everywhere, each hand (wrist and hand parts) its glove."""
+        parts = np.asarray(self.body.parts)
+        colors = np.tile(np.asarray(self.look.body, dtype=np.uint8), (len(parts), 1))
+        for side in SIDES:
+            on = np.isin(parts, [INDEX[f"{side}_wrist"], INDEX[f"{side}_hand"]])
+            colors[on] = self.look.hands[side][1]
+        return colors
+
+
+def glove_centres(body: Any, vertices: np.ndarray) -> dict[str, np.ndarray]:
+    """Rest centre of each hand's glove (its wrist and hand parts) per side: the centroid of
+    its surface, area-weighted so a finely meshed thumb does not pull it aside."""
+    parts = np.asarray(body.parts)
+    faces = np.asarray(body.faces)
+    v = np.asarray(vertices, dtype=np.float64)
+    out = {}
+    for side in SIDES:
+        glove = np.isin(parts, [INDEX[f"{side}_wrist"], INDEX[f"{side}_hand"]])
+        tri = v[faces[glove[faces].all(axis=1)]]
+        if not len(tri):
+            raise GenerationError(f"body model {body!r}: no faces on the {side} hand")
+        area = 0.5 * np.linalg.norm(np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), axis=1)
+        out[side] = (tri.mean(axis=1) * area[:, None]).sum(0) / area.sum()
+    return out
+
+
+def _rotate(rotvecs: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``v`` (3,) turned by each axis-angle vector (T, 3): (T, 3)."""
+    return rotvec_to_matrix(rotvecs) @ v
+
+
+def arm_down(side: str, degrees: float = 72.0) -> np.ndarray:
+    """Shoulder rotation lowering a T-pose arm ``degrees`` toward the side of the body."""
+    return axis_angle((0.0, 0.0, 1.0), -SIDE_SIGN[side] * degrees)
+
+
+def arm_forward(side: str) -> np.ndarray:
+    """Shoulder rotation pointing a T-pose arm straight ahead."""
+    return axis_angle((0.0, 1.0, 0.0), -SIDE_SIGN[side] * 90.0)
+
+
+def bumps(frames: np.ndarray, centres: Sequence[float], half: float) -> np.ndarray:
+    """A raised-cosine bump of half-width ``half`` frames at each centre (0..1, max-merged)."""
+    out = np.zeros(len(frames))
+    for c in centres:
+        u = np.clip(np.abs(frames - c) / half, 0.0, 1.0)
+        out = np.maximum(out, 0.5 + 0.5 * np.cos(np.pi * u))
+    return out
+
+
+class BodyWorld:
+    """The :class:`~tempogen.generators.motion.World` of a posed body: one dynamic mesh
+    updated in place each frame and drawn through the labels' camera."""
+
+    def __init__(
+        self,
+        faces: np.ndarray,
+        vertices: np.ndarray,
+        vertex_colors: np.ndarray,
+        camera: Camera,
+        floor: float | None = 0.0,
+        sequence: PoseSequence | None = None,
+        joints: np.ndarray | None = None,
+    ) -> None:
+        self.faces = np.asarray(faces)
+        self.vertices = vertices
+        self.vertex_colors = np.asarray(vertex_colors)
+        self.camera = camera
+        self.floor = floor
+        self.sequence = sequence  # the poses that made ``vertices`` (for export and checks)
+        self.joints = joints  # the posed joints (T, 24, 3) the labels were projected from
+
+    def frames(
+        self,
+        background: str,
+        rng: np.random.Generator,
+        indices: Sequence[int] | None = None,
+    ) -> Iterator[np.ndarray]:
+        """RGB frames (H, W, 3) uint8, one per pose (or only at ``indices``, in that order);
+        the buffer is reused between frames."""
+        from tempogen.generators.render3d import Renderer
+
+        order = range(len(self.vertices)) if indices is None else [int(i) for i in indices]
+        with Renderer(self.camera, background=background, rng=rng, floor=self.floor) as r:
+            handle = r.add_dynamic_mesh(self.faces, self.vertex_colors)
+            for i in order:
+                r.set_vertices(handle, self.vertices[i])
+                yield r.render()
+
+
+class HumanMotion(Motion):
+    """Base of the simulated-human motions: rendered in 3D, noted as simulated humans."""
+
+    renderer = "human"
+    note = "simulated human"

@@ -1,0 +1,476 @@
+"""Simulated humans: procedural body motions for every TOMATO task, labelled from the posed
+joints (see :mod:`tempogen.generators.humans`). Left, right and clockwise are the viewer's."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from tempogen.generators.humans import (
+    FIRST_PERSON_P,
+    HAND_RADIUS,
+    SIDE_SIGN,
+    SIDES,
+    HumanMotion,
+    Rig,
+    arm_down,
+    arm_forward,
+    bumps,
+)
+from tempogen.generators.kinematics import axis_angle, blend
+from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, GenerationError, Scene, register_motion
+from tempogen.generators.paths import UNIT, event_samples, signed_sweep, spaced_gaps, through
+from tempogen.generators.patterns.rotation import SENSES
+from tempogen.generators.patterns.shape import knot_frames, outline
+from tempogen.generators.patterns.velocity import GAPS, PROFILES
+from tempogen.generators.skeleton import INDEX
+
+SHRINK = (1.0, 0.85, 0.7, 0.55, 0.4)  # path scales tried until every target is in reach
+
+
+def _eased(frames: np.ndarray, knots: list[int]) -> np.ndarray:
+    """Frames warped so each leg between knots starts and ends gently (a hand does not jump
+    to full speed) while never stopping inside a leg."""
+    out = frames.copy()
+    for a, b in zip(knots[:-1], knots[1:]):
+        seg = (frames >= a) & (frames <= b)
+        u = (frames[seg] - a) / (b - a)
+        out[seg] = a + (b - a) * (0.6 * u + 0.4 * u**3 * (10 - 15 * u + 6 * u**2))
+    return out
+
+
+def _hand_start(
+    scene: Scene, name: str, half: float, forward: float = 0.32, lift: float = 0.0
+) -> tuple[Rig, str, np.ndarray]:
+    """A person, the working hand's side, a point to work around (``forward`` metres before
+    that shoulder, ``lift`` above it) and a camera keeping ``half`` metres about it in view.
+    Seen first person, the point moves before the chest, where the eyes look down at it."""
+    rig = Rig.start(scene, name)
+    side = str(scene.rng.choice(SIDES))
+    shoulder = rig.rest_point(f"{side}_shoulder")
+    if scene.rng.random() < FIRST_PERSON_P:
+        centre = shoulder * [0.4, 1.0, 1.0] + [0.0, -scene.rng.uniform(0.0, 0.06), 0.36]
+        rig.first_person_camera(centre)
+    else:
+        centre = shoulder + [
+            -SIDE_SIGN[side] * scene.rng.uniform(0.0, 0.08),
+            lift + scene.rng.uniform(-0.05, 0.08),
+            forward,
+        ]
+        box = np.array([[x, y, 0.0] for x in (-half, half) for y in (-half, half)])
+        rig.third_person(rig.frame_points([centre + box], upper=True))
+    return rig, side, centre
+
+
+def _reach(rig: Rig, side: str, make: Callable[[float], np.ndarray]) -> np.ndarray:
+    """The first of ``make(scale)`` for the scales in :data:`SHRINK` that the hand reaches."""
+    for scale in SHRINK:
+        targets = make(scale)
+        if rig.reachable(side, targets):
+            return targets
+    raise GenerationError(f"motion {rig.motion!r}: no path size puts the hand within reach")
+
+
+def _hand_track(rig: Rig, side: str, targets: np.ndarray) -> None:
+    """Move the hand along ``targets``, turn its flat side to the camera, add its track."""
+    rig.arm_to(side, targets, palm_toward=rig.camera.pose[:3, 3] - targets)
+    rig.track("hand", rig.hand(side), rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
+
+
+# rotation -------------------------------------------------------------------------------
+
+
+@register_motion
+class Twirl(HumanMotion):
+    """A raised hand circles in a plane facing the camera, under 90 degrees per sample."""
+
+    name = "twirl"
+    task = "rotation"
+    fact = "rotation"
+    answers = SENSES
+    question = "Which direction(s) does {subject} circle in, from the viewer's perspective?"
+
+    def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
+        lift = scene.rng.uniform(0.1, 0.2)
+        rig, side, centre = _hand_start(scene, self.name, 0.25, forward=0.28, lift=lift)
+        step = scene.rng.uniform(0.4, 0.75) * MAX_TURN_PER_SAMPLE
+        theta = np.radians(scene.rng.uniform(0, 360) + signed_sweep(scene, answer, step))
+        circle = np.stack([np.cos(theta), np.sin(theta)], 1)
+        radius = scene.rng.uniform(0.09, 0.14)
+        targets = _reach(rig, side, lambda s: rig.on_screen_plane(centre, circle * radius * s))
+        _hand_track(rig, side, targets)
+        cx, cy = rig.project(centre)
+        rig.line("centre", cx, cy, 0.0, "the circle's centre", shape="anchor")
+        scene.ask(["hand", "centre"], kind="orbit")
+        rig.finish()
+
+
+# direction ------------------------------------------------------------------------------
+
+
+@register_motion
+class HandMove(HumanMotion):
+    """A hand moves left, right, up or down (viewer's view), one leg or two, or stays."""
+
+    name = "hand_move"
+    task = "direction"
+    fact = "direction"
+    answers = tuple([(d,) for d in UNIT] + [(a, b) for a in UNIT for b in UNIT if a != b] + [()])
+    question = "In which direction(s) does {subject} move, from the viewer's perspective?"
+
+    def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
+        rig, side, centre = _hand_start(scene, self.name, 0.3)
+        n = scene.n
+        knots = (
+            [0, n - 1] if len(answer) < 2 else [0, scene.sample_frame(scene.switch_sample()), n - 1]
+        )
+        frames = _eased(scene.frames, knots)
+        size = scene.rng.uniform(0.22, 0.4) / max(len(answer), 1) ** 0.5
+        pts = np.cumsum([np.zeros(2)] + [np.array(UNIT[t]) * size for t in answer], axis=0)
+        if not answer:
+            pts = np.zeros((2, 2))
+        pts = pts - 0.5 * (pts.min(0) + pts.max(0)) + scene.rng.uniform(-0.04, 0.04, 2)
+        uv = np.stack(through(pts, np.array(knots, float), frames), 1)
+        targets = _reach(rig, side, lambda s: rig.on_screen_plane(centre, uv * s))
+        _hand_track(rig, side, targets)
+        scene.ask(["hand"])
+        rig.finish()
+
+
+# count ----------------------------------------------------------------------------------
+
+
+def jump(rig: Rig, peaks: list[int]) -> None:
+    """Jumps whose apex is at each of ``peaks`` (frames): a crouch, a flight short enough
+    that the samples on either side see the feet down, a crouch on landing, arms swinging."""
+    scene = rig.scene
+    f, fps, iv = scene.frames, scene.fps, scene.interval
+    tau = min(0.25 * fps, 0.75 * iv)  # half the flight, in frames
+    crouch = max(1.0, min(0.25 * fps, iv - tau))
+    height = scene.rng.uniform(0.28, 0.36)
+    lift = np.zeros(scene.n)
+    dip = np.zeros(scene.n)
+    for p in peaks:
+        lift = np.maximum(lift, height * np.clip(1 - ((f - p) / tau) ** 2, 0, None))
+        for start in (p - tau - crouch, p + tau):
+            u = np.clip((f - start) / crouch, 0, 1)
+            dip = np.maximum(dip, np.sin(np.pi * u))
+    depth = scene.rng.uniform(0.08, 0.13)
+    rig.trans[:, 1] += lift - 0.03 - depth * dip
+    ankles = {s: rig.rest_point(f"{s}_ankle") + np.zeros((scene.n, 3)) for s in SIDES}
+    for s in SIDES:
+        ankles[s][:, 1] += lift * 1.15  # the legs tuck a little in the air
+        rig.leg_to(s, ankles[s])
+        up = lift / height
+        rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), arm_down(s, 25.0), up)
+
+
+def _feet_track(rig: Rig) -> None:
+    j = rig.joints
+    feet = j[:, [INDEX[n] for n in ("left_ankle", "right_ankle", "left_foot", "right_foot")]]
+    rig.track("feet", feet.mean(1), "the person's feet", rig.look.body, 0.06, shape="feet")
+    gx, gy = rig.project(np.array([rig.trans[0, 0], 0.0, 0.05]))
+    rig.line("floor", gx, gy, -90.0, "the floor")
+
+
+@register_motion
+class Jumps(HumanMotion):
+    """The person jumps N times; each apex is on a sampled frame with the feet down between."""
+
+    name = "jumps"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3, 4, 5, 6)
+    question = "How many times does the person jump?"
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        rig = Rig.start(scene, self.name)
+        peaks = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
+        jump(rig, peaks)
+        rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
+        _feet_track(rig)
+        scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
+        scene.ask(["feet", "floor"], kind="raise")
+        rig.finish()
+
+
+@register_motion
+class Squats(HumanMotion):
+    """The person squats N times: hips back and down, torso leaning, arms forward; the head
+    (measured down from a line above it) is lowest on a sampled frame each time."""
+
+    name = "squats"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3, 4, 5, 6)
+    question = "How many squats does the person do?"
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        rig = Rig.start(scene, self.name)
+        peaks = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
+        down = bumps(scene.frames, peaks, min(scene.interval, 0.9 * scene.fps))
+        depth = scene.rng.uniform(0.3, 0.4)
+        ankles = {s: rig.rest_point(f"{s}_ankle") + np.zeros((scene.n, 3)) for s in SIDES}
+        rig.trans[:, 1] -= 0.03 + depth * down
+        rig.trans[:, 2] -= 0.4 * depth * down
+        rig.poses[:, INDEX["spine1"]] = axis_angle((1.0, 0.0, 0.0), 32.0 * down)
+        rig.poses[:, INDEX["neck"]] = axis_angle((1.0, 0.0, 0.0), -20.0 * down)
+        for s in SIDES:
+            rig.leg_to(s, ankles[s], pole=np.array([0.35 * SIDE_SIGN[s], 0.0, 1.0]))
+            rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), arm_forward(s), down)
+        rig.third_person(rig.frame_points(), elevation=(4.0, 14.0), fill=(0.8, 0.88))
+        head = rig.joints[:, INDEX["head"]]
+        rig.track("head", head, "the person's head", rig.look.body, 0.11, shape="head")
+        hx, hy = rig.project(head[0] + [0.0, 0.25, 0.0])
+        rig.line("ceiling", hx, hy, 90.0, "a line above the head")
+        scene.meta["event_words"] = ["squats", "squat", "squats", "squat"]
+        scene.ask(["head", "ceiling"], kind="raise")
+        rig.finish()
+
+
+@register_motion
+class Claps(HumanMotion):
+    """The person claps N times in front of the chest; the hands meet on a sampled frame."""
+
+    name = "claps"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3, 4, 5, 6)
+    question = "How many times does the person clap?"
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        rig = Rig.start(scene, self.name)
+        peaks = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
+        shut = bumps(scene.frames, peaks, min(scene.interval, 0.35 * scene.fps))
+        chest = 0.5 * (rig.rest_point("left_shoulder") + rig.rest_point("right_shoulder"))
+        centre = chest + [0.0, -scene.rng.uniform(0.1, 0.22), scene.rng.uniform(0.3, 0.36)]
+        rig.hand_camera(centre, 0.35)
+        apart = scene.rng.uniform(0.2, 0.28)
+        for s in SIDES:
+            x = SIDE_SIGN[s] * (0.03 + (apart - 0.03) * (1 - shut))
+            targets = centre + x[:, None] * np.array([1.0, 0.0, 0.0])
+            pole = np.array([0.3 * SIDE_SIGN[s], -1.0, -0.6])
+            rig.arm_to(s, targets, pole, palm_toward=np.array([1.0, 0.0, 0.0]))
+        side = str(scene.rng.choice(SIDES))
+        hand = rig.hand(side)
+        rig.track("hand", hand, rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
+        (ox, oy), (cx, _) = rig.project(hand[0]), rig.project(centre)
+        toward = 1.0 if cx > ox else -1.0
+        rig.line("side", ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
+                 "a line beside the hand")  # fmt: skip
+        scene.meta["event_words"] = ["claps", "clap", "claps", "clap"]
+        scene.ask(["hand", "side"], kind="raise")
+        rig.finish()
+
+
+# rotation: the whole body ---------------------------------------------------------------
+
+
+@register_motion
+class BodyTurn(HumanMotion):
+    """The person turns on the spot, arms out; the yaw (seen from above) is the label."""
+
+    name = "body_turn"
+    task = "rotation"
+    fact = "rotation"
+    answers = SENSES
+    question = "Seen from above, which direction(s) does {subject} turn in?"
+
+    def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
+        rig = Rig.start(scene, self.name)
+        step = scene.rng.uniform(0.35, 0.7) * MAX_TURN_PER_SAMPLE
+        yaw = scene.rng.uniform(-30.0, 30.0) + signed_sweep(scene, answer, step)
+        rig.poses[:, 0] = axis_angle((0.0, 1.0, 0.0), -yaw)  # +y turns counter-clockwise
+        lift = scene.rng.uniform(0.0, 15.0)
+        for s in SIDES:
+            out = axis_angle((0.0, 0.0, 1.0), SIDE_SIGN[s] * lift)
+            rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(out, arm_forward(s), 0.15)
+        rig.third_person(rig.frame_points(), elevation=(32.0, 42.0), azimuth=(-8.0, 8.0))
+        pelvis = rig.joints[:, INDEX["pelvis"]]
+        rig.track("person", pelvis, "the person", rig.look.body, 0.25, shape="human", angle=yaw)
+        scene.ask(["person"], kind="spin")
+        rig.finish()
+
+
+# direction: stepping sideways ------------------------------------------------------------
+
+
+@register_motion
+class SideStep(HumanMotion):
+    """The person side-steps left or right (viewer's view), or one way then back: the
+    leading foot steps out, the other closes in, the pelvis glides at a steady speed."""
+
+    name = "side_step"
+    task = "direction"
+    fact = "direction"
+    answers = (("left",), ("right",), ("left", "right"), ("right", "left"))
+    question = "In which direction(s) does {subject} move, from the viewer's perspective?"
+
+    def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
+        rig = Rig.start(scene, self.name)
+        n, fps = scene.n, scene.fps
+        knots = (
+            [0, n - 1] if len(answer) < 2 else [0, scene.sample_frame(scene.switch_sample()), n - 1]
+        )
+        speed = min(scene.rng.uniform(0.2, 0.32), 1.4 / ((n - 1) / fps))  # metres per second
+        width = scene.rng.uniform(0.08, 0.11)  # half the distance between the feet
+        x = np.zeros(n)
+        feet = {s: np.tile(rig.rest_point(f"{s}_ankle"), (n, 1)) for s in SIDES}
+        start = 0.0
+        for tok, a, b in zip(answer, knots[:-1], knots[1:]):
+            way = 1.0 if tok == "right" else -1.0  # image right is the world's +x
+            steps = max(1, round((b - a) / fps / scene.rng.uniform(0.6, 0.85)))
+            lead = "left" if way > 0 else "right"
+            trail = "right" if way > 0 else "left"
+            for k in range(steps):
+                c0, c1 = a + (b - a) * k / steps, a + (b - a) * (k + 1) / steps
+                p0 = start + way * speed * (c0 - a) / fps
+                p1 = start + way * speed * (c1 - a) / fps
+                for foot, half in ((lead, (0.0, 0.5)), (trail, (0.5, 1.0))):
+                    seg = (scene.frames >= c0) & (scene.frames <= c1)
+                    u = np.clip(((scene.frames[seg] - c0) / (c1 - c0) - half[0]) / 0.5, 0, 1)
+                    ease = u * u * (3 - 2 * u)
+                    sign = way if foot == lead else -way
+                    feet[foot][seg, 0] = p0 + sign * width + (p1 - p0) * ease
+                    feet[foot][seg, 1] = rig.rest_point(f"{foot}_ankle")[1] + 0.07 * np.sin(
+                        np.pi * u
+                    )
+            seg = (scene.frames >= a) & (scene.frames <= b)
+            x[seg] = start + way * speed * (scene.frames[seg] - a) / fps
+            start = x[seg][-1]
+        rig.trans[:, 0] += x
+        rig.trans[:, 1] -= 0.05
+        for s in SIDES:
+            rig.leg_to(s, feet[s])
+        rig.third_person(rig.frame_points(), elevation=(4.0, 14.0), azimuth=(-8.0, 8.0))
+        pelvis = rig.joints[:, INDEX["pelvis"]]
+        rig.track("person", pelvis, "the person", rig.look.body, 0.2, shape="human")
+        scene.ask(["person"])
+        rig.finish()
+
+
+# velocity & frequency -------------------------------------------------------------------
+
+
+@register_motion
+class ArmSwingSpeed(HumanMotion):
+    """A hand sweeps along an arc before the body, speeding up, slowing down or steadily."""
+
+    name = "arm_swing_speed"
+    task = "velocity&frequency"
+    fact = "speed"
+    answers = ("accelerating", "decelerating", "constant", "none")
+    question = "What is the speed pattern of {subject}?"
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        rig, side, centre = _hand_start(scene, self.name, 0.4, forward=0.28)
+        # the arc bulges away from the body's midline: up and out on the image
+        outward = 180.0 if rig.project(centre)[0] < scene.width / 2 else 0.0
+        mid = -45.0 if outward == 0.0 else 225.0  # image y points down: -45 is up and right
+        span = scene.rng.uniform(120.0, 170.0) * scene.rng.choice([-1.0, 1.0])
+        u = scene.frames / (scene.n - 1)
+        s = np.zeros(scene.n) + 0.5 if answer == "none" else PROFILES[answer](u)
+        theta = np.radians(mid - span / 2 + span * s)
+        arc = np.stack([np.cos(theta), np.sin(theta)], 1) * scene.rng.uniform(0.24, 0.3)
+        targets = _reach(rig, side, lambda k: rig.on_screen_plane(centre, arc * k))
+        _hand_track(rig, side, targets)
+        scene.ask(["hand"], kind="position")
+        rig.finish()
+
+
+def _rhythm_peaks(scene: Scene, answer: str) -> list[int]:
+    if answer == "none":
+        return []
+    gaps = GAPS[answer][int(scene.rng.integers(len(GAPS[answer])))]
+    return [scene.sample_frame(k) for k in event_samples(scene, gaps)]
+
+
+@register_motion
+class JumpRhythm(HumanMotion):
+    """The person jumps again and again; the gaps between jumps shrink, grow or stay."""
+
+    name = "jump_rhythm"
+    task = "velocity&frequency"
+    fact = "frequency"
+    answers = ("increasing", "decreasing", "constant", "none")
+    question = "How does the jumping frequency of the person change over the video?"
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        rig = Rig.start(scene, self.name)
+        jump(rig, _rhythm_peaks(scene, answer))
+        rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
+        _feet_track(rig)
+        scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
+        scene.ask(["feet", "floor"], kind="raise")
+        rig.finish()
+
+
+@register_motion
+class WaveRhythm(HumanMotion):
+    """A raised hand waves: out to the side and back, pivoting at the elbow; the waves come
+    faster, slower, evenly, or the hand stays still."""
+
+    name = "wave_rhythm"
+    task = "velocity&frequency"
+    fact = "frequency"
+    answers = ("increasing", "decreasing", "constant", "none")
+    question = "How does the waving frequency of {subject} change over the video?"
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        rig = Rig.start(scene, self.name)
+        side = str(scene.rng.choice(SIDES))
+        sign = SIDE_SIGN[side]
+        base = rig.rest_point(f"{side}_shoulder") + [
+            sign * scene.rng.uniform(0.06, 0.1),
+            scene.rng.uniform(0.28, 0.36),
+            0.14,
+        ]
+        rig.hand_camera(base, 0.35, first_person_p=0.0)
+        half = min(scene.interval, 0.3 * scene.fps)
+        swing = bumps(scene.frames, _rhythm_peaks(scene, answer), half)[:, None]
+        amp = scene.rng.uniform(0.14, 0.2)
+        out = amp * swing * [sign, 0.0, 0.0] - 0.25 * amp * swing**2 * [0.0, 1.0, 0.0]
+        targets = _reach(rig, side, lambda k: base + out * k)
+        _hand_track(rig, side, targets)
+        hand = rig.hand(side)
+        (ox, oy), (ix, _) = rig.project(hand[0]), rig.project(targets[np.argmax(swing)])
+        toward = 1.0 if ix > ox else -1.0
+        rig.line("side", ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
+                 "a line beside the hand")  # fmt: skip
+        scene.meta["event_words"] = ["waves", "wave", "waves", "wave"]
+        scene.ask(["hand", "side"], kind="raise")
+        rig.finish()
+
+
+# shape & trend --------------------------------------------------------------------------
+
+
+@register_motion
+class AirDrawing(HumanMotion):
+    """The wrist draws a shape in the air on a plane facing the camera (IK follows the
+    path), its corners on sampled frames; or the hand stays put."""
+
+    name = "air_drawing"
+    task = "shape&trend"
+    fact = "trajectory"
+    answers = ("circle", "triangle", "square", "trapezoid", "diamond", "infinity", "star", "none")
+    question = "What shape does {subject} draw in the air?"
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        rig, side, centre = _hand_start(scene, self.name, 0.3)
+        if answer == "none":
+            uv = np.zeros((scene.n, 2))
+        else:
+            verts = outline(answer, scene.rng)
+            if scene.rng.random() < 0.5:
+                verts = verts[::-1].copy()
+            if answer in ("circle", "infinity"):
+                knots = np.linspace(0, scene.n - 1, len(verts))
+            else:
+                knots = knot_frames(scene, verts)
+            uv = np.stack(through(verts * scene.rng.uniform(0.13, 0.17), knots, scene.frames), 1)
+        targets = _reach(rig, side, lambda k: rig.on_screen_plane(centre, uv * k))
+        _hand_track(rig, side, targets)
+        scene.ask(["hand"])
+        rig.finish()

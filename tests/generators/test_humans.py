@@ -1,0 +1,225 @@
+"""Simulated humans: every motion certifies for every answer, and its rendered pixels agree.
+
+The pixel checks read the rendered frames only through colour and silhouette: a glove's hue
+blob for a hand, the body's outline against a plain sky for feet, head and pelvis, the two
+gloves' relative position for the body's yaw. The states read this way go through the same
+observer as the labels (``tempogen.observe``) and must give the labelled answer.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import cv2
+import numpy as np
+import pytest
+
+import tempogen.generators.patterns.human  # noqa: F401  (registers the human motions)
+from tempogen import observe
+from tempogen.generators.camera import Camera
+from tempogen.generators.humans import BodyWorld, Rig, hue
+from tempogen.generators.kinematics import LIMBS, PoseError, flexion
+from tempogen.generators.motion import MOTIONS, SAMPLES, Scene, Style, certify, make_scene
+from tempogen.labels import Labels
+from tempogen.questions import answer_key
+
+HUMAN = sorted(name for name, m in MOTIONS.items() if m.renderer == "human")
+CASES = [(name, key) for name in HUMAN for key in MOTIONS[name].keys()]
+W, H = 320, 180
+
+
+def _scene(name: str, key: str, seed: int | None = None, **kw) -> Scene:
+    seed = zlib.crc32(f"{name}/{key}".encode()) % 10_000 if seed is None else seed
+    rng = np.random.default_rng(seed)
+    args = dict(width=W, height=H, fps=15.0, num_frames=int(rng.integers(46, 76)), style=Style())
+    args.update(kw)
+    return make_scene(MOTIONS[name], key, rng, **args)
+
+
+def test_the_human_motions_are_registered() -> None:
+    want = {"twirl", "body_turn", "hand_move", "side_step", "arm_swing_speed", "jump_rhythm",
+            "wave_rhythm", "air_drawing", "jumps", "squats", "claps"}  # fmt: skip
+    assert want <= set(HUMAN)
+    for name in HUMAN:
+        assert MOTIONS[name].note == "simulated human"
+
+
+@pytest.mark.parametrize("name,key", CASES)
+def test_every_answer_certifies_at_16_samples(name: str, key: str) -> None:
+    scene = _scene(name, key, width=640, height=360, fps=30.0, num_frames=150)
+    labels = scene.labels()
+    cert = certify(labels)
+    assert cert.ok(MOTIONS[name].fact, key), cert
+    assert scene.world is not None
+    # the 3D truth in meta projects onto the subject's track, to its millimetre rounding
+    cam = _camera(labels)
+    subject = labels.subject
+    pts = np.asarray(labels.meta["joints3d"][subject.name])
+    err = np.hypot(*(cam.project(pts) - np.stack([subject.x, subject.y], 1)).T)
+    mm = max(cam.pixels_per_metre(p) for p in pts) / 1000.0
+    assert err.max() <= 0.9 * mm + 1e-6
+
+
+def _camera(labels: Labels) -> Camera:
+    c = labels.meta["camera"]
+    return Camera(labels.width, labels.height, math.radians(c["yfov_deg"]), np.array(c["pose"]))
+
+
+def test_same_seed_same_clip() -> None:
+    a, b = _scene("twirl", "cw", 3), _scene("twirl", "cw", 3)
+    assert a.labels().to_json() == b.labels().to_json()
+    idx = [0, 20]
+    fa = [f.copy() for f in a.world.frames("grid", np.random.default_rng(1), indices=idx)]
+    fb = [f.copy() for f in b.world.frames("grid", np.random.default_rng(1), indices=idx)]
+    assert all(np.array_equal(x, y) for x, y in zip(fa, fb))
+    c = _scene("twirl", "cw", 4)
+    assert c.labels().to_json() != a.labels().to_json()
+
+
+def test_poses_stay_within_joint_limits() -> None:
+    for name in HUMAN:
+        scene = _scene(name, MOTIONS[name].keys()[0], width=640, height=360)
+        poses = scene.world.sequence.poses
+        for limb in LIMBS:
+            f = flexion(poses, limb)
+            assert f.min() >= -1e-6 and f.max() <= LIMBS[limb].max_flex + 1e-6, (name, limb)
+
+
+def test_first_person_hand_motions_are_flagged() -> None:
+    seen = set()
+    for seed in range(12):
+        scene = _scene("hand_move", "left", seed)
+        labels = scene.labels()
+        fp = labels.meta.get("variation", {}).get("first_person") == 1
+        seen.add(fp)
+        cam = _camera(labels)
+        head = scene.world.joints[0, 15]
+        back = cam.pose[:3, 2]  # the camera looks along -back
+        if fp:  # at the head, looking forward (+z) and down at the hands
+            assert np.linalg.norm(cam.pose[:3, 3] - head) < 0.3
+            assert back[2] < 0.0 and back[1] > 0.3
+        else:  # in front of the person, looking back at them (-z)
+            assert cam.pose[2, 3] > 1.0 and back[2] > 0.5
+    assert seen == {True, False}
+
+
+def test_an_unreachable_target_names_the_motion_and_frame() -> None:
+    scene = Scene(np.random.default_rng(0), W, H, 15.0, 10, Style())
+    rig = Rig.start(scene, "test_reach")
+    far = np.tile(rig.rest_point("left_shoulder") + [0.0, 0.0, 1.5], (10, 1))
+    with pytest.raises(PoseError, match=r"motion 'test_reach': frame 0: left_arm"):
+        rig.arm_to("left", far)
+
+
+# pixel reads -----------------------------------------------------------------------------
+
+
+def glove_mask(frame: np.ndarray, rgb: tuple[int, int, int]) -> np.ndarray:
+    """Pixels of a glove: its hue, well saturated (clothes, floor and sky are muted)."""
+    hsv = cv2.cvtColor(frame, cv2.COLOR_RGB2HSV)
+    d = np.abs(hsv[..., 0].astype(np.int32) * 2 - hue(rgb))
+    d = np.minimum(d, 360 - d)
+    return (d <= 20) & (hsv[..., 1] >= 120) & (hsv[..., 2] >= 50)
+
+
+def centroid(mask: np.ndarray) -> tuple[float, float, int]:
+    """Centroid in label coordinates (pixel centres at +0.5) and area of a mask."""
+    yy, xx = np.nonzero(mask)
+    if not len(xx):
+        return math.nan, math.nan, 0
+    return float(xx.mean() + 0.5), float(yy.mean() + 0.5), len(xx)
+
+
+def _render(scene: Scene, idx: np.ndarray, plain: bool = False) -> list[np.ndarray]:
+    world: BodyWorld = scene.world
+    if plain:  # the body alone on a plain sky: its outline is every non-sky pixel
+        world = BodyWorld(world.faces, world.vertices, world.vertex_colors, world.camera, None)
+        frames = world.frames("solid", np.random.default_rng(5), indices=idx)
+    else:
+        frames = world.frames("noise", np.random.default_rng(5), indices=idx)
+    return [f.copy() for f in frames]
+
+
+def _silhouette(frame: np.ndarray) -> np.ndarray:
+    sky = frame[0, 0].astype(np.int32)
+    return np.abs(frame.astype(np.int32) - sky).max(axis=2) > 12
+
+
+def _measured(labels: Labels, idx: np.ndarray, name: str, **states: np.ndarray) -> Labels:
+    """The labels with one track's states at ``idx`` replaced by pixel measurements."""
+    tr = labels.track(name)
+    full = {}
+    for k, v in states.items():
+        arr = getattr(tr, k).copy()
+        arr[idx] = v
+        full[k] = arr
+    tracks = tuple(tr.with_states(**full) if t.name == name else t for t in labels.tracks)
+    return labels.with_tracks(tracks, meta={**labels.meta, "measured": True})
+
+
+def _pixel_answer(scene: Scene, labels: Labels, idx: np.ndarray) -> object:
+    subject = labels.subject
+    if subject.shape == "hand":
+        frames = _render(scene, idx)
+        xs, ys, areas = np.array([centroid(glove_mask(f, subject.color)) for f in frames]).T
+        seen = areas >= 0.5 * np.median(areas)
+        assert seen.sum() >= 12, f"the hand is hidden in {int((~seen).sum())} samples"
+        err = np.hypot(xs - subject.x[idx], ys - subject.y[idx])[seen]
+        tol = max(3.5, 0.4 * subject.size)  # the visible side only: close-ups skew it
+        assert err.max() <= tol, f"glove centroid is {err.max():.1f} px from the label"
+        xs, ys = np.where(seen, xs, subject.x[idx]), np.where(seen, ys, subject.y[idx])
+        return observe.answer(_measured(labels, idx, subject.name, x=xs, y=ys), idx)
+    if subject.shape == "human" and labels.query.kind == "spin":
+        return observe.answer(_yaw_from_gloves(scene, labels, idx), idx)
+    frames = _render(scene, idx, plain=True)
+    rows = [np.nonzero(_silhouette(f).any(axis=1))[0] for f in frames]
+    if subject.shape == "feet":  # the soles: the outline's lowest row
+        y = np.array([r.max() + 1.0 for r in rows])
+        return observe.answer(_measured(labels, idx, "feet", y=y), idx)
+    if subject.shape == "head":  # the crown: the outline's highest row
+        y = np.array([float(r.min()) for r in rows])
+        return observe.answer(_measured(labels, idx, "head", y=y), idx)
+    xs, ys, _ = np.array([centroid(_silhouette(f)) for f in frames]).T  # the whole person
+    return observe.answer(_measured(labels, idx, subject.name, x=xs, y=ys), idx)
+
+
+def _yaw_from_gloves(scene: Scene, labels: Labels, idx: np.ndarray) -> Labels:
+    """The body's yaw as the elevated camera shows it: the direction from the right glove to
+    the left one, which turns on screen the way the body turns seen from above."""
+    look = labels.meta["look"]["hands"]
+    frames = _render(scene, idx)
+    angles = []
+    for f in frames:
+        (lx, ly, la), (rx, ry, ra) = (
+            centroid(glove_mask(f, tuple(look[s][1]))) for s in ("left", "right")
+        )
+        assert la > 0 and ra > 0, "a glove is hidden"
+        angles.append(math.degrees(math.atan2(ly - ry, lx - rx)))
+    steps = observe.wrap(np.diff(angles), 360.0)
+    angle = np.concatenate([[angles[0]], angles[0] + np.cumsum(steps)])
+    return _measured(labels, idx, "person", angle=angle)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name,key", CASES)
+def test_pixels_answer_like_labels(name: str, key: str) -> None:
+    scene = _scene(name, key)
+    labels = scene.labels()
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    got = _pixel_answer(scene, labels, idx)
+    assert got is not None, f"{name}: the pixels do not determine the answer"
+    assert answer_key(MOTIONS[name].fact, got) == key
+
+
+@pytest.mark.slow
+def test_pixel_check_catches_a_wrong_label() -> None:
+    """Played backwards, a clockwise twirl reads counter-clockwise from the pixels."""
+    scene = _scene("twirl", "cw")
+    labels = scene.labels()
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    frames = _render(scene, idx)[::-1]
+    t = labels.subject
+    xs, ys, _ = np.array([centroid(glove_mask(f, t.color)) for f in frames]).T
+    got = observe.answer(_measured(labels, idx, "hand", x=xs, y=ys), idx)
+    assert answer_key("rotation", got) == "ccw"
