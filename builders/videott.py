@@ -257,7 +257,9 @@ class _Ctx:
                 f"({self.key!r})"
             )
         self.subject = self.labels.subject
-        self.subj = self.noun(self.objects[0])
+        # who performs the action, when that is not the tracked part ("the person" jumps,
+        # though the labels follow the feet)
+        self.subj = self.labels.meta.get("actor") or self.noun(self.objects[0])
         self.n = self.labels.num_frames
         self.duration = self.n / self.labels.fps
 
@@ -291,6 +293,9 @@ def _rotation(ctx: _Ctx) -> dict[str, Any]:
     if orbit:
         primary = f"Which way does {s} travel around {ctx.center} over the video, from the viewer's perspective?"
         rephrased = f"Seen from the viewer's side, in which sense does {s} circle {ctx.center} from start to finish?"
+    elif ctx.labels.meta.get("viewpoint") == "above":  # a turn about the vertical axis
+        primary = f"Seen from above, which way does {s} turn over the video?"
+        rephrased = f"Looking down from above, in which sense does {s} turn from the first frame to the last?"
     else:
         primary = f"Which way does {s} rotate over the video, from the viewer's perspective?"
         rephrased = f"Seen from the viewer's side, in which sense does {s} spin from the first frame to the last?"

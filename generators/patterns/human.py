@@ -191,6 +191,7 @@ class Jumps(HumanMotion):
         rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
         _feet_track(rig)
         scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
+        scene.meta["actor"] = "the person"
         scene.ask(["feet", "floor"], kind="raise")
         rig.finish()
 
@@ -225,6 +226,7 @@ class Squats(HumanMotion):
         hx, hy = rig.project(head[0] + [0.0, 0.25, 0.0])
         rig.line("ceiling", hx, hy, 90.0, "a line above the head")
         scene.meta["event_words"] = ["squats", "squat", "squats", "squat"]
+        scene.meta["actor"] = "the person"
         scene.ask(["head", "ceiling"], kind="raise")
         rig.finish()
 
@@ -260,6 +262,7 @@ class Claps(HumanMotion):
         rig.line("side", ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
                  "a line beside the hand")  # fmt: skip
         scene.meta["event_words"] = ["claps", "clap", "claps", "clap"]
+        scene.meta["actor"] = "the person"
         scene.ask(["hand", "side"], kind="raise")
         rig.finish()
 
@@ -290,6 +293,7 @@ class BodyTurn(HumanMotion):
         pelvis = rig.joints[:, INDEX["pelvis"]]
         rig.track("person", pelvis, "the person", rig.look.body, 0.25, shape="human", angle=yaw)
         scene.ask(["person"], kind="spin")
+        scene.meta["viewpoint"] = "above"  # the angle is a yaw: its sense is read from above
         rig.finish()
 
 
@@ -402,6 +406,7 @@ class JumpRhythm(HumanMotion):
         rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
         _feet_track(rig)
         scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
+        scene.meta["actor"] = "the person"
         scene.ask(["feet", "floor"], kind="raise")
         rig.finish()
 

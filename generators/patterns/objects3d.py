@@ -249,6 +249,7 @@ class TopSpin(Motion):
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         look, mark, body = _looks(scene, "arrow", "block", "circle")
+        scene.meta["viewpoint"] = "above"  # the angle is a yaw: its sense is read from above
         elev = math.radians(scene.rng.uniform(40, 55))
         azim = math.radians(scene.rng.uniform(-30, 30))
         dist = scene.rng.uniform(2.3, 2.8)
