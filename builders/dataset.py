@@ -1,4 +1,5 @@
-"""Build a whole dataset from a config: clips, unified manifest, TOMATO export, index page."""
+"""Build a whole dataset from a config: clips, unified manifest, exports (TOMATO, Video-TT,
+lmms-eval, HF, Vinoground), caption retrieval over the clips, validity audit, index and report."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ class BuildSummary:
     seconds: float
     per_task: dict[str, int]
     variants: int = 0
+    retrieval: dict[str, Any] | None = None
 
     @property
     def frames_per_second(self) -> float:
@@ -91,12 +93,22 @@ def build_dataset(
     write_jsonl(out / MANIFEST, rows)
     write_json(out / "config.json", cfg.to_json())
     export_tomato(rows, out, out / "tomato")
-    write_index(rows, out / "index.html")
     export_videott(rows, out / "videott")
     export_lmms_eval(rows, out, out / "lmms_eval")
     export_hf(rows, out, out / "hf")
     if cfg.vinoground.pairs:
         build_vinoground(out / "vinoground", cfg.vinoground.pairs, cfg.seed, *cfg.size, cfg.fps)
+    retrieval = _retrieval(out, cfg, progress)
+    links = []
+    if retrieval is not None:
+        links.append(
+            (
+                f"caption retrieval: {retrieval['pairs']} caption pairs "
+                f"({retrieval['pairs_ok']} pass the audit), top {retrieval['top_k']} clips each",
+                retrieval["files"]["page"],
+            )
+        )
+    write_index(rows, out / "index.html", links=links)
     read_manifest(out / MANIFEST)  # every row must validate against the versioned schema
     validity = validity_report(rows, seed=cfg.seed)
     write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
@@ -104,7 +116,34 @@ def build_dataset(
     per_task: dict[str, int] = {}
     for r in rows:
         per_task[r["task"]] = per_task.get(r["task"], 0) + 1
-    return BuildSummary(out, len(rows), total_frames, seconds, per_task, len(variants))
+    return BuildSummary(
+        out, len(rows), total_frames, seconds, per_task, len(variants), retrieval=retrieval
+    )
+
+
+def _retrieval(out: Path, cfg: DatasetConfig, progress: bool) -> dict[str, Any] | None:
+    """Offline caption pairs, audited and matched against this dataset's clips (see
+    ``builders.caption_retrieval``); None when ``retrieval.pairs`` is 0."""
+    from tempogen.builders.caption_retrieval import STEPS, build_retrieval
+
+    if cfg.retrieval.pairs <= 0:
+        return None
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(STEPS), unit="step", desc="caption retrieval", dynamic_ncols=True)
+
+    def step(name: str) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"{name} done", refresh=False)
+            bar.update(1)
+
+    try:
+        return build_retrieval(out, cfg.retrieval, cfg.seed, on_step=step)
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def _variants(

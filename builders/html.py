@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -94,11 +95,13 @@ def write_index(
     out_path: Path,
     sheets_rel: str = "sheets",
     title: str = "tempogen dataset",
+    links: Sequence[tuple[str, str]] = (),
 ) -> None:
     """Write a static HTML index of ``rows`` grouped by task, with counts at the top.
 
     Each sample links its contact sheet ``{sheets_rel}/{id}.png`` and its video ``row["video"]``,
-    both relative to ``out_path``'s folder.
+    both relative to ``out_path``'s folder; ``links`` are (text, relative href) pairs to other
+    parts of the dataset, listed under the counts.
     """
     out_path = Path(out_path)
     page_dir = out_path.parent.resolve()
@@ -129,6 +132,13 @@ def write_index(
         f"from <b>{len(gens)}</b> generators.</p>\n"
         f'<table class="counts"><tr><th>task</th><th>samples</th></tr>{count_rows}'
         f'<tr><th>total</th><th class="n">{len(rows)}</th></tr></table>\n'
+        + (
+            '<ul class="links">'
+            + "".join(f'<li><a href="{_href(h, page_dir)}">{_e(t)}</a></li>' for t, h in links)
+            + "</ul>\n"
+            if links
+            else ""
+        )
         + "\n".join(sections)
         + "\n</body></html>\n"
     )

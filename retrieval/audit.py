@@ -31,12 +31,29 @@ Reason codes (a pair is ``ok`` when it has none):
   "runs after the ball" are read as temporal and may fail a good pair; chains of more than
   two events are handled for forward connectives only ("A then B then C"); pronouns are
   not resolved, only ignored.
-- ``near-duplicate``: (file level, :func:`audit_pairs`) the pair is at least
-  ``threshold`` similar to an earlier pair in the file. The default similarity is the
-  Jaccard index of the two pairs' word multisets (pos and neg together, so it ignores
-  which caption is pos); any ``neighbors`` callable can replace it, e.g. sentence
-  embeddings searched with FAISS. The later pair of a collision is flagged; the earlier
-  one stays ok and lists its copies.
+- ``duplicate``: (file level, :func:`audit_pairs`) the pair is an earlier pair again: the same
+  two captions up to case and punctuation, in either order (pos and neg swapped is the same
+  pair). Found in every mode, ``off`` included.
+- ``near-duplicate``: (file level) the pair says what an earlier pair says in other words.
+  ``near_dup="embedding"`` (the default): each pair becomes one vector, the normalised sum of
+  its two captions' sentence embeddings (so it ignores which caption is pos), and an exact
+  FAISS inner-product range search finds every earlier pair with cosine >=
+  :data:`EMBEDDING_THRESHOLD` (0.88). ``near_dup="jaccard"``: the Jaccard index of the pairs'
+  word multisets >= :data:`NEAR_DUPLICATE_THRESHOLD` (0.8), fast and model-free, but it only
+  finds rewordings that keep the words. ``near_dup="off"``: skip. Any ``neighbors`` callable
+  can replace both. The later pair of a collision is flagged; the earlier one stays ok and
+  lists its copies.
+
+  How 0.88 was chosen: on 32 labelled rewordings of a pair (synonyms, another connective,
+  "A then B" vs "B after A", added adverbs; ``tests/retrieval/test_near_duplicates.py``) and 32
+  different pairs that share most words (another subject, one event changed, another
+  direction), the embedding cosine of rewordings spans 0.67-1.00 and of different pairs
+  0.24-0.97; 0.88 catches 62% of the rewordings and flags 9% (3) of the different pairs, the
+  best trade with at most 10% false alarms (0.80 would catch 91% but flag 22%). Jaccard >= 0.8
+  catches 3% of the rewordings there (only the swapped copy). all-MiniLM-L6-v2 hardly
+  tells in from out or left from right ("the camera zooms in then pans left" / "... pans right":
+  0.97), so pairs that differ only in a direction word can be flagged: read the similarity
+  and the pair named in the message.
 
 Each verdict also suggests a major and minor category from keyword rules (see
 :func:`suggest_categories`).
@@ -50,13 +67,31 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+import numpy as np
 
 from tempogen.retrieval.captions import MAJORS, MINORS, CaptionPair
 
-NEAR_DUPLICATE_THRESHOLD = 0.8
+if TYPE_CHECKING:
+    from tempogen.retrieval.embed import Encoder
 
-REASONS: tuple[str, ...] = ("identical", "word-multiset", "not-temporal", "near-duplicate")
+NEAR_DUPLICATE_THRESHOLD = 0.8
+"""Jaccard index of two pairs' word multisets at or above which the later is a near-duplicate."""
+EMBEDDING_THRESHOLD = 0.88
+"""Cosine of two pair embeddings at or above which the later is a near-duplicate (see above)."""
+
+NearDupMode = Literal["embedding", "jaccard", "off"]
+NEAR_DUP_MODES: tuple[str, ...] = ("embedding", "jaccard", "off")
+
+REASONS: tuple[str, ...] = (
+    "identical",
+    "word-multiset",
+    "not-temporal",
+    "duplicate",
+    "near-duplicate",
+)
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|,")
@@ -366,7 +401,49 @@ def suggest_categories(pos: str, neg: str = "") -> tuple[str, tuple[str, ...]]:
 
 NeighborFn = Callable[[Sequence[CaptionPair], float], Iterable[tuple[int, int, float]]]
 """Finds similar pairs: (pairs, threshold) -> (i, j, score) with i < j and score >= threshold.
-Plug an embedding + FAISS range search here; the default is :func:`jaccard_neighbors`."""
+The built-in ones are :func:`embedding_neighbors` and :func:`jaccard_neighbors`."""
+
+
+def pair_vectors(
+    pairs: Sequence[CaptionPair], encoder: Encoder, cache_dir: Any = None
+) -> np.ndarray:
+    """One unit vector per pair: the normalised sum of its pos and neg caption embeddings."""
+    emb = encoder.encode_cached([c for p in pairs for c in (p.pos, p.neg)], cache_dir)
+    vec = emb[0::2] + emb[1::2]
+    vec /= np.maximum(np.linalg.norm(vec, axis=1, keepdims=True), 1e-12)
+    return np.ascontiguousarray(vec, dtype=np.float32)
+
+
+def embedding_neighbors(
+    pairs: Sequence[CaptionPair],
+    threshold: float = EMBEDDING_THRESHOLD,
+    *,
+    encoder: Encoder | None = None,
+    cache_dir: str | Path | None = None,
+) -> list[tuple[int, int, float]]:
+    """All (i, j, cosine), i < j, of pairs whose embeddings (:func:`pair_vectors`) are at least
+    ``threshold`` similar, by an exact FAISS inner-product range search."""
+    import faiss
+
+    from tempogen.retrieval.embed import shared_encoder
+
+    if not -1 <= threshold <= 1:
+        raise ValueError(f"threshold must be a cosine in [-1, 1], got {threshold}")
+    if len(pairs) < 2:
+        return []
+    vec = pair_vectors(pairs, encoder or shared_encoder(), cache_dir)
+    index = faiss.IndexFlatIP(vec.shape[1])
+    index.add(vec)
+    # faiss keeps scores strictly above the radius; the margin keeps ">= threshold" for equal
+    # pairs whose cosine rounds to just under 1.0
+    lims, scores, ids = index.range_search(vec, threshold - 1e-5)
+    out = []
+    for i in range(len(pairs)):
+        for score, j in zip(scores[lims[i] : lims[i + 1]], ids[lims[i] : lims[i + 1]]):
+            if i < j and score >= threshold - 1e-5:
+                out.append((i, int(j), min(float(score), 1.0)))
+    out.sort()
+    return out
 
 
 def pair_items(pair: CaptionPair) -> Counter[str]:
@@ -500,24 +577,76 @@ def audit_pair(pair: CaptionPair | tuple[str, str]) -> Verdict:
     return Verdict(not reasons, reasons, details, major, minor)
 
 
+def _where(i: int, pair: CaptionPair) -> str:
+    """'pair 3' or, for a pair read from a file, 'pair 3 (line 5)'."""
+    line = pair.provenance.get("line") if isinstance(pair.provenance, dict) else None
+    return f"pair {i} (line {line})" if isinstance(line, int) else f"pair {i}"
+
+
+def _pair_key(pair: CaptionPair) -> tuple[tuple[str, ...], ...]:
+    """Equal for the same two captions up to case and punctuation, in either order."""
+    a, b = tuple(words(pair.pos)), tuple(words(pair.neg))
+    return (a, b) if a <= b else (b, a)
+
+
 def audit_pairs(
     pairs: Sequence[CaptionPair | tuple[str, str]],
-    threshold: float = NEAR_DUPLICATE_THRESHOLD,
+    threshold: float | None = None,
     neighbors: NeighborFn | None = None,
+    *,
+    near_dup: NearDupMode = "embedding",
+    encoder: Encoder | None = None,
+    cache_dir: str | Path | None = None,
 ) -> list[Verdict]:
-    """Audit every pair, then flag each pair at least ``threshold`` similar to an earlier one.
+    """Audit every pair, then flag repeats of an earlier pair: ``duplicate`` (the same
+    captions) and ``near-duplicate`` (similarity >= ``threshold`` by ``near_dup``: see the
+    module docstring; ``neighbors`` replaces the built-in search).
 
-    ``details["near_duplicate_of"]`` on the later pair and ``details["near_duplicates"]`` on
-    the earlier one hold the colliding indices (0-based); similarities are in
-    ``details["similarity"]``.
+    ``encoder`` (default: the shared default-model Encoder) and ``cache_dir`` (embedding
+    cache) serve the embedding mode. ``details["duplicate_of"]`` / ``["near_duplicate_of"]``
+    on the later pair and ``details["duplicates"]`` / ``["near_duplicates"]`` on the earlier
+    one hold the colliding indices (0-based); similarities are in ``details["similarity"]``.
     """
+    if near_dup not in NEAR_DUP_MODES:
+        raise ValueError(f"near_dup must be one of {', '.join(NEAR_DUP_MODES)}, got {near_dup!r}")
     items = [_as_pair(p) for p in pairs]
     verdicts = [audit_pair(p) for p in items]
-    finder = neighbors or jaccard_neighbors
+    first: dict[tuple[tuple[str, ...], ...], int] = {}
+    dup_of: dict[int, int] = {}
+    for j, p in enumerate(items):
+        if "identical" in verdicts[j].reasons:
+            continue
+        i = first.setdefault(_pair_key(p), j)
+        if i != j:
+            dup_of[j] = i
+    for j, i in dup_of.items():
+        v, other = verdicts[j], items[i]
+        swapped = words(items[j].pos) != words(other.pos)
+        v.details["duplicate_of"] = [i]
+        verdicts[i].details.setdefault("duplicates", []).append(j)
+        v.reasons.append("duplicate")
+        v.details["messages"].append(
+            f"duplicate: the same captions as {_where(i, other)} ('{other.pos}' / '{other.neg}')"
+            + (", pos and neg swapped" if swapped else "")
+        )
+        v.ok = False
+    if neighbors is not None:
+        found = neighbors(items, threshold if threshold is not None else NEAR_DUPLICATE_THRESHOLD)
+        method = getattr(neighbors, "__name__", "custom")
+    elif near_dup == "embedding":
+        t = EMBEDDING_THRESHOLD if threshold is None else threshold
+        found = embedding_neighbors(items, t, encoder=encoder, cache_dir=cache_dir)
+        method = "embedding"
+    elif near_dup == "jaccard":
+        t = NEAR_DUPLICATE_THRESHOLD if threshold is None else threshold
+        found = jaccard_neighbors(items, t)
+        method = "jaccard"
+    else:
+        found, method = [], "off"
     later: dict[int, list[tuple[int, float]]] = {}
-    for i, j, score in finder(items, threshold):
+    for i, j, score in found:
         i, j = min(i, j), max(i, j)
-        if i == j:
+        if i == j or j in dup_of or i in dup_of:  # a copy is reported as such, once
             continue
         later.setdefault(j, []).append((i, score))
         verdicts[i].details.setdefault("near_duplicates", []).append(j)
@@ -526,17 +655,20 @@ def audit_pairs(
         v = verdicts[j]
         v.details["near_duplicate_of"] = [i for i, _ in hits]
         v.details["similarity"] = {str(i): round(s, 3) for i, s in hits}
+        v.details["near_duplicate_method"] = method
         i, s = max(hits, key=lambda h: (h[1], -h[0]))
         other = items[i]
         more = f" (and {len(hits) - 1} more)" if len(hits) > 1 else ""
         v.reasons.append("near-duplicate")
         v.details["messages"].append(
-            f"near-duplicate: {s:.0%} similar to pair {i} ('{other.pos}' / '{other.neg}'){more}"
+            f"near-duplicate: {s:.0%} similar to {_where(i, other)} "
+            f"('{other.pos}' / '{other.neg}'){more}"
         )
         v.ok = False
     for v in verdicts:
-        if "near_duplicates" in v.details:
-            v.details["near_duplicates"].sort()
+        for key in ("duplicates", "near_duplicates"):
+            if key in v.details:
+                v.details[key] = sorted(set(v.details[key]))
     return verdicts
 
 

@@ -15,9 +15,14 @@ import random
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from tempogen.io import OutputError, write_jsonl
+
+if TYPE_CHECKING:
+    from tempogen.retrieval.embed import Encoder
 
 MAJORS: tuple[str, ...] = ("object", "action", "viewpoint")
 MINORS: tuple[str, ...] = ("interaction", "cyclical", "spatial", "contextual")
@@ -242,7 +247,7 @@ def _pair(
         major=major,
         minor=tuple(minor),
         source="offline",
-        provenance={"template": template, "connective": conn},
+        provenance={"template": template, "connective": conn, "subject": s, "events": [a, b]},
     )
 
 
@@ -259,9 +264,9 @@ def _interaction_pair(
         neg = _sentence(conn, s, p, b.format(o="it"), a.format(o=obj))
     else:
         pos, neg = render(a, b), render(b, a)
-    return CaptionPair(
-        pos, neg, "action", tuple(minor), "offline", {"template": "interaction", "connective": conn}
-    )
+    events = [a.format(o=obj), b.format(o=obj)]
+    prov = {"template": "interaction", "connective": conn, "subject": s, "events": events}
+    return CaptionPair(pos, neg, "action", tuple(minor), "offline", prov)
 
 
 def _candidates() -> dict[str, list[CaptionPair]]:
@@ -287,7 +292,12 @@ def _candidates() -> dict[str, list[CaptionPair]]:
                 "action",
                 ("spatial",),
                 "offline",
-                {"template": "motion", "connective": "from to"},
+                {
+                    "template": "motion",
+                    "connective": "from to",
+                    "subject": f"{s} {verb}",
+                    "events": [x, y],
+                },
             )
         )
     for (s, p), (a, c), conn in itertools.product(
@@ -305,7 +315,12 @@ def _candidates() -> dict[str, list[CaptionPair]]:
                     "object",
                     (),
                     "offline",
-                    {"template": "transform", "connective": form},
+                    {
+                        "template": "transform",
+                        "connective": form,
+                        "subject": "",
+                        "events": [x, y],
+                    },
                 )
             )
     for (thing, (a, c), cyc), conn in itertools.product(_THINGS, _CONNECTIVES):
@@ -319,18 +334,48 @@ def _candidates() -> dict[str, list[CaptionPair]]:
     return b
 
 
-def offline_pairs(n: int, seed: int = 0) -> list[CaptionPair]:
+def _event_key(pair: CaptionPair) -> tuple[Any, ...]:
+    """Template, subject and the set of events: equal keys are one pair worded twice."""
+    prov = pair.provenance
+    return (prov.get("template"), prov.get("subject"), frozenset(prov.get("events", ())))
+
+
+def offline_pairs(
+    n: int,
+    seed: int = 0,
+    *,
+    near_dup: str = "embedding",
+    encoder: Encoder | None = None,
+) -> list[CaptionPair]:
     """``n`` distinct pairs from built-in templates, no network; deterministic per seed.
 
-    Categories are drawn round-robin so every major and minor appears early; a candidate
-    too similar to one already chosen (the audit's near-duplicate rule) is skipped.
+    Categories are drawn round-robin so every major and minor appears early. A candidate is
+    skipped when it tells the same events as a chosen pair with another connective, or when
+    the audit's near-duplicate rule (``near_dup``: "embedding", the audit's default, with a
+    0.01 margin below its threshold; "jaccard"; or "off") finds it close to a chosen pair, so
+    the result passes ``audit_pairs`` in that mode. Embeddings come from ``encoder`` (default:
+    the shared default-model Encoder) in fixed chunks, so a smaller ``n`` gives a prefix.
     """
-    from tempogen.retrieval.audit import NEAR_DUPLICATE_THRESHOLD, NearDuplicateIndex
+    from tempogen.retrieval.audit import (
+        EMBEDDING_THRESHOLD,
+        NEAR_DUP_MODES,
+        NEAR_DUPLICATE_THRESHOLD,
+        NearDuplicateIndex,
+        pair_vectors,
+    )
 
     if n < 0:
         raise ValueError(f"n must be >= 0, got {n}")
+    if near_dup not in NEAR_DUP_MODES:
+        raise ValueError(f"near_dup must be one of {', '.join(NEAR_DUP_MODES)}, got {near_dup!r}")
     rng = random.Random(seed)
     buckets = _candidates()
+    distinct = len({_event_key(p) for items in buckets.values() for p in items})
+    if n > distinct:
+        raise ValueError(
+            f"offline templates give only {distinct} distinct pairs, {n} asked for;"
+            " use --source llm or a file for more"
+        )
     queues = []
     for key in sorted(buckets):
         items = list(buckets[key])
@@ -340,27 +385,53 @@ def offline_pairs(n: int, seed: int = 0) -> list[CaptionPair]:
     for row in itertools.zip_longest(*queues):
         order.extend(p for p in row if p is not None)
     index = NearDuplicateIndex(order, NEAR_DUPLICATE_THRESHOLD)
+    embed = near_dup == "embedding" and n > 0
+    if embed and encoder is None:
+        from tempogen.retrieval.embed import shared_encoder
+
+        encoder = shared_encoder()
+    vecs: dict[int, Any] = {}
+    kept: np.ndarray | None = None  # the chosen pairs' vectors, one row each
     chosen: list[CaptionPair] = []
+    seen: set[tuple[Any, ...]] = set()
+    keys = [_event_key(p) for p in order]
     for i, pair in enumerate(order):
         if len(chosen) == n:
             break
-        if index.add(i):
-            chosen.append(
-                CaptionPair(
-                    pair.pos,
-                    pair.neg,
-                    pair.major,
-                    pair.minor,
-                    pair.source,
-                    {**pair.provenance, "seed": seed, "generator": "tempogen.offline"},
-                )
+        key = keys[i]
+        if key in seen:  # the same events told with another connective: the same pair
+            continue
+        if near_dup == "jaccard" and index.query(i):
+            continue
+        if embed:
+            if i not in vecs:  # the next candidates not already excluded by their events
+                chunk = [k for k in range(i, len(order)) if keys[k] not in seen][:_CHUNK]
+                vecs.update(zip(chunk, pair_vectors([order[k] for k in chunk], encoder)))
+            vec = vecs[i]
+            if kept is not None and float(np.max(kept @ vec)) >= EMBEDDING_THRESHOLD - 0.01:
+                continue
+            kept = vec[None] if kept is None else np.vstack([kept, vec])
+        index.insert(i)
+        seen.add(key)
+        chosen.append(
+            CaptionPair(
+                pair.pos,
+                pair.neg,
+                pair.major,
+                pair.minor,
+                pair.source,
+                {**pair.provenance, "seed": seed, "generator": "tempogen.offline"},
             )
+        )
     if len(chosen) < n:
         raise ValueError(
-            f"offline templates give only {len(chosen)} distinct pairs, {n} asked for;"
-            " use --source llm or a file for more"
+            f"offline templates give only {len(chosen)} distinct pairs (near_dup={near_dup!r}),"
+            f" {n} asked for; use --source llm or a file for more"
         )
     return chosen
+
+
+_CHUNK = 32  # candidates embedded at a time by offline_pairs
 
 
 # --------------------------------------------------------------------------- files

@@ -40,6 +40,25 @@ def _motions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _human_render(args: argparse.Namespace) -> int:
+    from tempogen.generators.humans import render_motion
+    from tempogen.generators.motion_import import load_motion
+    from tempogen.io import dumps, write_text
+
+    seq = load_motion(args.motion, fps=args.fps)
+    w, h = (int(v) for v in args.size.lower().split("x"))
+    truth = render_motion(
+        seq, args.out, width=w, height=h, body_path=args.body or "", background=args.background
+    )
+    joints = args.out.rsplit(".", 1)[0] + ".joints.json"
+    write_text(joints, dumps(truth) + "\n")
+    print(
+        f"{args.out}: {truth['num_frames']} frames at {truth['fps']:g} fps, {w}x{h}, body {truth['body_model']}"
+    )
+    print(f"{joints}: camera and 24 joints per frame (3D metres, 2D pixels)")
+    return 0
+
+
 def _edit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -153,21 +172,43 @@ def _captions_generate(args: argparse.Namespace) -> int:
 
 def _captions_audit(args: argparse.Namespace) -> int:
     from tempogen.io import write_jsonl
-    from tempogen.retrieval.audit import audit_pairs, report_rows, summary_table
+    from tempogen.retrieval.audit import (
+        EMBEDDING_THRESHOLD,
+        NEAR_DUPLICATE_THRESHOLD,
+        audit_pairs,
+        report_rows,
+        summary_table,
+    )
     from tempogen.retrieval.captions import load_pairs
 
     pairs = load_pairs(args.file)
-    verdicts = audit_pairs(pairs)
+    encoder = cache = None
+    if args.near_dup == "embedding":
+        from tempogen.retrieval.embed import Encoder, default_cache_dir
+
+        encoder = Encoder(args.model)
+        cache = args.cache_dir or default_cache_dir() / "embeddings"
+    verdicts = audit_pairs(
+        pairs, args.threshold, near_dup=args.near_dup, encoder=encoder, cache_dir=cache
+    )
     if args.report:
         write_jsonl(args.report, report_rows(pairs, verdicts))
     print(summary_table(verdicts))
     for i, (p, v) in enumerate(zip(pairs, verdicts, strict=True)):
         if not v.ok:
-            print(f"pair {i + 1}: {p.pos!r} / {p.neg!r}")
+            line = p.provenance.get("line")
+            print(f"pair {i}{f' (line {line})' if line else ''}: {p.pos!r} / {p.neg!r}")
             for m in v.messages:
                 print(f"  {m}")
     bad = sum(not v.ok for v in verdicts)
-    print(f"{len(verdicts) - bad}/{len(verdicts)} pairs pass")
+    default = {"embedding": EMBEDDING_THRESHOLD, "jaccard": NEAR_DUPLICATE_THRESHOLD}
+    how = (
+        "near-duplicates not searched"
+        if args.near_dup == "off"
+        else f"near-duplicates by {args.near_dup} >= "
+        f"{args.threshold if args.threshold is not None else default[args.near_dup]}"
+    )
+    print(f"{len(verdicts) - bad}/{len(verdicts)} pairs pass ({how})")
     return 1 if args.strict and bad else 0
 
 
@@ -266,6 +307,23 @@ def build_parser() -> argparse.ArgumentParser:
     ca.add_argument("file", help="pairs as CSV (pos,neg[,major,minor]) or JSONL")
     ca.add_argument("--strict", action="store_true", help="exit 1 when any pair fails")
     ca.add_argument("--report", default=None, help="write a JSONL verdict per pair here")
+    ca.add_argument(
+        "--near-dup",
+        default="embedding",
+        choices=["embedding", "jaccard", "off"],
+        help="near-duplicate search: sentence embeddings + FAISS (default), shared words "
+        "(fast, no model) or none; exact duplicates are always found",
+    )
+    ca.add_argument(
+        "--threshold",
+        type=float,
+        default=None,
+        help="near-duplicate similarity (default: cosine 0.88 for embedding, 0.8 for jaccard)",
+    )
+    ca.add_argument("--model", default=None, help="sentence-transformers model name or local path")
+    ca.add_argument(
+        "--cache-dir", default=None, help="embedding cache (default: ~/.cache/tempogen/embeddings)"
+    )
     ca.set_defaults(func=_captions_audit)
     rt = sub.add_parser(
         "retrieve", help="top-k corpus captions (and their videos) for caption pairs"
@@ -290,6 +348,19 @@ def build_parser() -> argparse.ArgumentParser:
     )
     rt.add_argument("--cache-dir", default=None, help="embedding cache (default: beside --out)")
     rt.set_defaults(func=_retrieve)
+    hu = sub.add_parser("human", help="simulated humans from motion files")
+    husub = hu.add_subparsers(dest="human_cmd", required=True)
+    hr = husub.add_parser(
+        "render", help="render an AMASS .npz, VIBE .pkl or BVH motion as an mp4 plus its joints"
+    )
+    hr.add_argument("motion", help="motion file (.npz AMASS, .pkl VIBE, .bvh)")
+    hr.add_argument("--out", required=True, help="output .mp4 (joints go to <out>.joints.json)")
+    hr.add_argument("--fps", type=float, default=30.0, help="clip frame rate (resampled)")
+    hr.add_argument("--size", default="640x360", help="WIDTHxHEIGHT (default 640x360)")
+    hr.add_argument("--body", help="SMPL/SMPL-H/SMPL-X model file or folder (default: embedded)")
+    hr.add_argument("--background", default="solid", choices=("solid", "gradient", "grid", "noise"))
+    hr.set_defaults(func=_human_render)
+
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
     m.set_defaults(func=_motions)
     return p

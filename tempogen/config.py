@@ -65,6 +65,14 @@ class Scenes3DConfig:
 
 
 @dataclass(frozen=True)
+class RetrievalConfig:
+    """Offline caption pairs audited and matched against the dataset's own clips (0: off)."""
+
+    pairs: int = 8
+    top_k: int = 5
+
+
+@dataclass(frozen=True)
 class DatasetConfig:
     """Everything that determines a generated dataset (with the code version)."""
 
@@ -80,6 +88,7 @@ class DatasetConfig:
     encode: EncodeConfig = field(default_factory=EncodeConfig)
     variants: VariantsConfig = field(default_factory=VariantsConfig)
     vinoground: VinogroundConfig = field(default_factory=VinogroundConfig)
+    retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     scenes3d: Scenes3DConfig = field(default_factory=Scenes3DConfig)
 
     def to_json(self) -> dict[str, Any]:
@@ -234,6 +243,14 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
             raise _fail(src, "scenes3d.body_model", f"expected a path or null, got {bm!r}")
         s3kw["body_model"] = bm or ""
     kw["scenes3d"] = Scenes3DConfig(**{**asdict(base.scenes3d), **s3kw})
+    ret = _section(src, "retrieval", data.get("retrieval"))
+    _check_keys(src, "retrieval.", ret, RetrievalConfig)
+    rkw: dict[str, Any] = {}
+    if "pairs" in ret:
+        rkw["pairs"] = _number(src, "retrieval.pairs", ret["pairs"], int, 0, 500)
+    if "top_k" in ret:
+        rkw["top_k"] = _number(src, "retrieval.top_k", ret["top_k"], int, 1, 100)
+    kw["retrieval"] = RetrievalConfig(**{**asdict(base.retrieval), **rkw})
     var = _section(src, "variants", data.get("variants"))
     _check_keys(src, "variants.", var, VariantsConfig)
     if "share" in var:

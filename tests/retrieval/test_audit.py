@@ -1,5 +1,6 @@
 """audit: a labelled set of good and bad pairs (Vinoground's examples and ours) is classified
-exactly; offline pairs all pass; near-duplicate search is exact and pluggable."""
+exactly in both near-duplicate modes; offline pairs all pass; the Jaccard search is exact and
+any search is pluggable. Embedding near-duplicates: test_near_duplicates.py."""
 
 from __future__ import annotations
 
@@ -100,8 +101,8 @@ LABELLED: list[tuple[str, str, list[str]]] = [
         "the blue ball hits the red ball then stops",
         ["not-temporal"],
     ),
-    # bad: near-duplicates of earlier good rows
-    ("a man watches TV then eats", "a man eats then watches TV", ["near-duplicate"]),
+    # bad: a copy (pos and neg swapped) and near-duplicates of earlier good rows
+    ("a man watches TV then eats", "a man eats then watches TV", ["duplicate"]),
     (
         "a woman jumps before she runs quickly",
         "a woman runs quickly before she jumps",
@@ -115,9 +116,10 @@ LABELLED: list[tuple[str, str, list[str]]] = [
 ]
 
 
-def test_labelled_set_is_classified_exactly():
+@pytest.mark.parametrize("mode", ["embedding", "jaccard"])
+def test_labelled_set_is_classified_exactly(mode):
     assert len(LABELLED) >= 25
-    verdicts = audit_pairs([(p, n) for p, n, _ in LABELLED])
+    verdicts = audit_pairs([(p, n) for p, n, _ in LABELLED], near_dup=mode)
     wrong = [
         (i, p, n, want, v.reasons, v.messages)
         for i, ((p, n, want), v) in enumerate(zip(LABELLED, verdicts))
@@ -171,27 +173,42 @@ def test_parse_events_orders_by_meaning_not_by_position():
     assert "only a chain of 'then'" in parse_events("a man sits after he runs then jumps")
 
 
-def test_near_duplicates_name_the_colliding_pairs():
+def test_duplicates_and_jaccard_near_duplicates_name_the_colliding_pairs():
     pairs = [
         CaptionPair("a man eats then watches tv", "a man watches tv then eats"),
         CaptionPair("a dog barks then sits", "a dog sits then barks"),
-        CaptionPair("a man watches tv then eats", "a man eats then watches tv"),
+        CaptionPair("a man watches tv then eats", "A man eats, then watches TV."),
         CaptionPair("a man eats and then watches tv", "a man watches tv and then eats"),
     ]
-    v = audit_pairs(pairs)
+    v = audit_pairs(pairs, near_dup="jaccard")
     assert [x.ok for x in v] == [True, True, False, False]
-    assert v[0].details["near_duplicates"] == [2, 3]
-    assert v[2].details["near_duplicate_of"] == [0]
-    assert v[2].details["similarity"] == {"0": 1.0}
-    assert v[3].details["near_duplicate_of"] == [0, 2]
+    assert [x.reasons for x in v] == [[], [], ["duplicate"], ["near-duplicate"]]
+    assert v[0].details["duplicates"] == [2] and v[0].details["near_duplicates"] == [3]
+    assert v[2].details["duplicate_of"] == [0]
+    assert v[2].messages == [
+        "duplicate: the same captions as pair 0 ('a man eats then watches tv' /"
+        " 'a man watches tv then eats'), pos and neg swapped"
+    ]
+    # the copy (pair 2) is not named again as a near-duplicate
+    assert v[3].details["near_duplicate_of"] == [0]
+    assert v[3].details["similarity"] == {"0": 0.857}
+    assert v[3].details["near_duplicate_method"] == "jaccard"
     assert (
         v[3]
         .messages[-1]
         .startswith("near-duplicate: 86% similar to pair 0 ('a man eats then watches tv' /")
     )
-    assert v[3].messages[-1].endswith("(and 1 more)")
-    assert all(x.ok for x in audit_pairs(pairs, threshold=1.0)[:2])
-    assert [x.ok for x in audit_pairs(pairs, threshold=0.9)] == [True, True, False, True]
+    assert [x.ok for x in audit_pairs(pairs, threshold=1.0, near_dup="jaccard")] == [
+        True,
+        True,
+        False,
+        True,
+    ]
+    # exact copies are found in every mode, near-duplicates not when the search is off
+    off = audit_pairs(pairs, near_dup="off")
+    assert [x.reasons for x in off] == [[], [], ["duplicate"], []]
+    with pytest.raises(ValueError, match="near_dup must be one of"):
+        audit_pairs(pairs, near_dup="fuzzy")  # type: ignore[arg-type]
 
 
 def test_a_similarity_can_be_plugged_in():
@@ -217,7 +234,8 @@ def test_a_similarity_can_be_plugged_in():
 
 
 def test_prefix_filter_finds_exactly_what_brute_force_finds():
-    pairs = offline_pairs(250, seed=3) + [CaptionPair(p, n) for p, n, _ in LABELLED]
+    pairs = offline_pairs(250, seed=3, near_dup="jaccard")
+    pairs += [CaptionPair(p, n) for p, n, _ in LABELLED]
     bags = [pair_items(p) for p in pairs]
     for t in (0.5, 0.7, 0.8):
         brute = {
@@ -228,10 +246,10 @@ def test_prefix_filter_finds_exactly_what_brute_force_finds():
         NearDuplicateIndex(pairs, 0)
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_offline_pairs_all_pass_and_carry_the_suggested_labels(seed):
-    pairs = offline_pairs(600, seed=seed)
-    verdicts = audit_pairs(pairs)
+@pytest.mark.parametrize(("seed", "mode", "n"), [(0, "embedding", 300), (1, "jaccard", 600)])
+def test_offline_pairs_all_pass_and_carry_the_suggested_labels(seed, mode, n):
+    pairs = offline_pairs(n, seed=seed, near_dup=mode)
+    verdicts = audit_pairs(pairs, near_dup=mode)
     bad = [(p.pos, p.neg, v.messages) for p, v in zip(pairs, verdicts) if not v.ok]
     assert not bad, bad[:5]
     agree = sum((p.major, p.minor) == (v.major, v.minor) for p, v in zip(pairs, verdicts))
@@ -300,7 +318,8 @@ def test_report_rows_and_summary_table():
     assert (
         lines[("reason", "not-temporal")] == sum(w == ["not-temporal"] for *_, w in LABELLED) == 7
     )
-    assert lines[("reason", "near-duplicate")] == 3
+    assert lines[("reason", "near-duplicate")] == 2
+    assert lines[("reason", "duplicate")] == 1
     assert lines[("major", "(suggested)", "viewpoint")] == 1
     assert "identical" in table and "contextual" in table
     with pytest.raises(ValueError, match="2 pairs but 1 verdicts"):

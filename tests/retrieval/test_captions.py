@@ -61,7 +61,7 @@ def test_offline_pairs_are_deterministic_distinct_and_cover_every_category():
 
 
 def test_offline_pairs_before_and_after_keep_the_subject_first():
-    pairs = offline_pairs(400, seed=0)
+    pairs = offline_pairs(100, seed=0)
     before = next(p for p in pairs if p.provenance["connective"] == "before")
     after = next(p for p in pairs if p.provenance["connective"] == "after")
     for p, conn in ((before, "before"), (after, "after")):

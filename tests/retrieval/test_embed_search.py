@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -150,3 +152,59 @@ def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
     not_a_folder.write_bytes(b"")
     with pytest.raises(ModelNotFoundError, match="model folder"):
         Encoder(not_a_folder)
+
+
+def test_onnx_backend_matches_plain_fp32_and_needs_no_torch() -> None:
+    """The default backend: same vectors as sentence-transformers (fp32), same tokens, and a
+    fresh process encodes from the cached export without importing torch."""
+    texts = [e.caption for e in synthetic_corpus(150, seed=4)] + [TARGET, PARAPHRASE, "x"]
+    onnx = Encoder(backend="onnx")
+    ref = Encoder(backend="torch")
+    a, b = onnx.encode(texts), ref.encode(texts)
+    assert a.shape == b.shape == (len(texts), 384) and onnx.dim == 384
+    np.testing.assert_allclose(a, b, atol=1e-5)
+    ids = ref.model.tokenizer(texts)["input_ids"]
+    assert [e.ids for e in onnx.tokenizer.encode_batch(texts)] == ids
+    assert onnx.onnx_path().is_file()
+    code = (
+        "import sys; from tempogen.retrieval.embed import Encoder; "
+        "v = Encoder().encode(['a man eats then watches tv']); "
+        "print(v.shape, 'torch' in sys.modules)"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert run.stdout.split() == ["(1,", "384)", "False"], run.stderr
+
+
+def test_int8_backends_are_close_but_not_exact() -> None:
+    texts = [e.caption for e in synthetic_corpus(100, seed=5)]
+    ref = Encoder(backend="onnx").encode(texts)
+    q8 = Encoder(backend="onnx-int8").encode(texts)
+    cos = np.sum(ref * q8, axis=1)
+    assert cos.min() > 0.95 and np.abs(ref - q8).max() > 1e-4
+    assert Encoder(backend="onnx-int8").onnx_path().name == "model-int8.onnx"
+    with pytest.raises(ValueError, match="backend must be one of"):
+        Encoder(backend="fp16")  # type: ignore[arg-type]
+
+
+@pytest.mark.slow
+def test_onnx_export_is_written_once_and_reused(tmp_path: Path) -> None:
+    enc = Encoder(onnx_dir=tmp_path)
+    first = enc.encode(["a dog runs then sits"])
+    (path,) = tmp_path.glob("*/model.onnx")
+    stamp = path.stat().st_mtime_ns
+    again = Encoder(onnx_dir=tmp_path).encode(["a dog runs then sits"])
+    np.testing.assert_array_equal(first, again)
+    assert path.stat().st_mtime_ns == stamp and not list(tmp_path.glob("*/.*.tmp"))
+
+
+def test_encode_cached_reuses_the_file(encoder: Encoder, tmp_path: Path) -> None:
+    texts = ["a dog runs then sits", "a cat sleeps", "a dog runs then sits"]
+    first = encoder.encode_cached(texts, tmp_path)
+    (path,) = tmp_path.glob("emb-*.npy")
+    path.write_bytes(b"damaged")  # a damaged cache file is recomputed, not trusted
+    np.testing.assert_array_equal(encoder.encode_cached(texts, tmp_path), first)
+    stamp = path.stat().st_mtime_ns
+    np.testing.assert_array_equal(encoder.encode_cached(texts, tmp_path), first)
+    assert path.stat().st_mtime_ns == stamp
+    assert encoder.encode_cached(texts[:2], tmp_path).shape == (2, 384)
+    assert len(list(tmp_path.glob("emb-*.npy"))) == 2

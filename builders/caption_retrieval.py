@@ -1,0 +1,142 @@
+"""The caption-retrieval stage of ``make dataset``: offline caption pairs, their audit, and the
+top-k candidate clips for each caption among the dataset's own clips (``library:`` corpus).
+
+Everything lands in ``<dataset>/retrieval/``: ``pairs.jsonl``, ``audit.jsonl`` (one verdict per
+pair) and ``audit_summary.txt``, ``candidates.jsonl`` (the ``tempogen retrieve`` format),
+``summary.json`` (counts and seconds per step) and ``index.html`` (the pairs with their
+verdicts and candidate clips). No network; deterministic per seed; embeddings are cached in
+``retrieval/.emb_cache`` keyed by model and content, so a rerun only loads them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from html import escape
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from tempogen.io import write_json, write_jsonl, write_text
+
+if TYPE_CHECKING:
+    from tempogen.config import RetrievalConfig
+    from tempogen.retrieval.embed import Encoder
+
+RETRIEVAL_DIR = "retrieval"
+STEPS = ("pairs", "audit", "library", "search")
+
+
+def build_retrieval(
+    out_dir: str | Path,
+    cfg: RetrievalConfig,
+    seed: int,
+    *,
+    encoder: Encoder | None = None,
+    on_step: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Run the stage for the dataset in ``out_dir`` (its manifest written); return the summary
+    that is also written to ``retrieval/summary.json``. ``on_step`` hears each finished step."""
+    from tempogen.retrieval.audit import audit_pairs, report_rows, summary_table
+    from tempogen.retrieval.captions import offline_pairs, write_pairs
+    from tempogen.retrieval.corpus import load_library
+    from tempogen.retrieval.embed import shared_encoder
+    from tempogen.retrieval.search import retrieve, write_candidates
+
+    out = Path(out_dir)
+    folder = out / RETRIEVAL_DIR
+    cache = folder / ".emb_cache"
+    seconds: dict[str, float] = {}
+    clock = time.perf_counter()
+
+    def step(name: str) -> None:
+        nonlocal clock
+        now = time.perf_counter()
+        seconds[name] = round(now - clock, 3)
+        clock = now
+        if on_step is not None:
+            on_step(name)
+
+    enc = encoder or shared_encoder()
+    pairs = offline_pairs(cfg.pairs, seed=seed, encoder=enc)
+    write_pairs(folder / "pairs.jsonl", pairs)
+    step("pairs")
+    verdicts = audit_pairs(pairs, encoder=enc, cache_dir=cache)
+    write_jsonl(folder / "audit.jsonl", report_rows(pairs, verdicts))
+    write_text(folder / "audit_summary.txt", summary_table(verdicts))
+    step("audit")
+    corpus = load_library(out)
+    emb = enc.encode_corpus(corpus, cache)
+    step("library")
+    rows = retrieve(
+        [(p.pos, p.neg) for p in pairs], corpus, enc, cfg.top_k, cache_dir=cache, corpus_emb=emb
+    )
+    write_candidates(folder / "candidates.jsonl", rows)
+    step("search")
+    summary = {
+        "pairs": len(pairs),
+        "pairs_ok": sum(v.ok for v in verdicts),
+        "top_k": cfg.top_k,
+        "corpus_captions": len(corpus),
+        "model": enc.model_id,
+        "seconds": {**seconds, "total": round(sum(seconds.values()), 3)},
+        "files": {
+            "pairs": f"{RETRIEVAL_DIR}/pairs.jsonl",
+            "audit": f"{RETRIEVAL_DIR}/audit.jsonl",
+            "audit_summary": f"{RETRIEVAL_DIR}/audit_summary.txt",
+            "candidates": f"{RETRIEVAL_DIR}/candidates.jsonl",
+            "page": f"{RETRIEVAL_DIR}/index.html",
+        },
+    }
+    write_json(folder / "summary.json", {k: v for k, v in summary.items() if k != "seconds"})
+    _write_page(folder / "index.html", out, pairs, verdicts, rows, corpus.source)
+    return summary
+
+
+def _write_page(
+    path: Path, out: Path, pairs: list[Any], verdicts: list[Any], rows: list[Any], source: str
+) -> None:
+    """A static page: every pair, its audit verdict, and its candidates linked to their clips."""
+    from tempogen.io import read_jsonl
+
+    videos = {r["id"]: r.get("video") for r in read_jsonl(out / "manifest.jsonl")}
+
+    def cands(items: list[dict[str, Any]]) -> str:
+        lis = []
+        for c in items:
+            vid = str(c["video_id"])
+            video = videos.get(vid)
+            link = f'<a href="../{escape(video)}">{escape(vid)}</a>' if video else escape(vid)
+            lis.append(
+                f'<li><a href="../index.html#s-{escape(vid)}"><img loading="lazy" '
+                f'src="../sheets/{escape(vid)}.png" alt="{escape(vid)}"></a>'
+                f"{c['score']:.3f} {link}: {escape(c['caption'])}</li>"
+            )
+        return f"<ol>{''.join(lis)}</ol>"
+
+    blocks = []
+    for p, v, r in zip(pairs, verdicts, rows):
+        verdict = "ok" if v.ok else "; ".join(escape(m) for m in v.messages)
+        minor = f" / {', '.join(p.minor)}" if p.minor else ""
+        blocks.append(
+            f"<section><h3>{r['pair_index']}. {escape(p.major)}{escape(minor)}</h3>"
+            f'<p class="v {"ok" if v.ok else "bad"}">audit: {verdict}</p>'
+            f'<div class="cols"><div><p><b>pos</b> {escape(p.pos)}</p>{cands(r["pos_candidates"])}'
+            f"</div><div><p><b>neg</b> {escape(p.neg)}</p>{cands(r['neg_candidates'])}</div>"
+            "</div></section>"
+        )
+    css = (
+        "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em}section{border-top:1px solid #ccc}"
+        ".cols{display:flex;gap:2em}.cols>div{flex:1}img{width:160px;vertical-align:middle;"
+        "margin-right:.5em}li{margin:.3em 0}.v.ok{color:#161}.v.bad{color:#a11}"
+    )
+    page = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        f"<title>caption retrieval</title><style>{css}</style></head><body>\n"
+        "<h1>Caption pairs and their nearest clips</h1>\n"
+        f"<p>{len(pairs)} offline caption pairs, audited (audit.jsonl), each caption searched "
+        f"among {len(videos)} clips' captions ({escape(source)}); candidates.jsonl has the "
+        'same lists. <a href="../index.html">All questions</a>.</p>\n'
+        + "\n".join(blocks)
+        + "\n</body></html>\n"
+    )
+    write_text(path, page)

@@ -1,0 +1,106 @@
+"""The caption-retrieval stage of ``build_dataset``: files, sane contents, candidates that are
+real clips of the dataset, determinism, and a rerun that reuses the cached embeddings."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tempogen.builders.dataset import build_dataset
+from tempogen.config import ConfigError, config_from_dict, load_config
+
+TINY = {
+    "seed": 4,
+    "size": [96, 64],
+    "fps": 10,
+    "duration": [3, 3],
+    "samples_per_task": 2,
+    "tasks": ["direction", "count"],
+    "variants": {"share": 0},
+    "vinoground": {"pairs": 0},
+    "retrieval": {"pairs": 5, "top_k": 3},
+}
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.mark.slow
+def test_build_dataset_writes_audited_pairs_and_candidates_among_its_clips(tmp_path: Path):
+    cfg = config_from_dict(TINY, "tiny.yaml")
+    out = tmp_path / "ds"
+    summary = build_dataset(cfg, out, jobs=1, progress=False)
+    ret = summary.retrieval
+    assert ret is not None and ret["pairs"] == 5 and ret["top_k"] == 3
+    assert set(ret["seconds"]) == {"pairs", "audit", "library", "search", "total"}
+    folder = out / "retrieval"
+    pairs = _lines(folder / "pairs.jsonl")
+    audit = _lines(folder / "audit.jsonl")
+    cands = _lines(folder / "candidates.jsonl")
+    assert len(pairs) == len(audit) == len(cands) == 5
+    assert all(a["ok"] and a["reasons"] == [] for a in audit)  # offline pairs pass the audit
+    assert [a["pos"] for a in audit] == [p["pos"] for p in pairs] == [c["pos"] for c in cands]
+    assert "near-duplicate" in (folder / "audit_summary.txt").read_text()
+    manifest = {r["id"]: r for r in _lines(out / "manifest.jsonl")}
+    assert ret["corpus_captions"] == len(manifest) == summary.clips
+    for row in cands:
+        for side in ("pos_candidates", "neg_candidates"):
+            got = row[side]
+            assert [c["rank"] for c in got] == [1, 2, 3]
+            assert [c["score"] for c in got] == sorted((c["score"] for c in got), reverse=True)
+            for c in got:
+                clip = manifest[c["video_id"]]  # a clip of this dataset
+                assert (out / clip["video"]).is_file()
+                assert c["youtube_id"] is None and c["caption"].strip()
+    page = (folder / "index.html").read_text()
+    assert page.count("<section>") == 5 and "../sheets/" in page
+    assert 'href="retrieval/index.html"' in (out / "index.html").read_text()
+
+    # a rerun of the same config reuses every embedding and writes the same bytes
+    cache = sorted((folder / ".emb_cache").glob("emb-*.npy"))
+    assert len(cache) == 2  # the pairs' captions and the library
+    stamps = [p.stat().st_mtime_ns for p in cache]
+    before = {
+        n: (folder / n).read_bytes()
+        for n in ("pairs.jsonl", "audit.jsonl", "candidates.jsonl", "summary.json")
+    }
+    again = build_dataset(cfg, out, jobs=1, progress=False)
+    assert sorted((folder / ".emb_cache").glob("emb-*.npy")) == cache
+    assert [p.stat().st_mtime_ns for p in cache] == stamps
+    assert {n: (folder / n).read_bytes() for n in before} == before
+    assert again.retrieval["pairs"] == 5
+
+
+def test_retrieval_stage_can_be_switched_off(tmp_path: Path):
+    cfg = config_from_dict(
+        {**TINY, "tasks": ["direction"], "samples_per_task": 1, "retrieval": {"pairs": 0}}
+    )
+    summary = build_dataset(cfg, tmp_path / "ds", jobs=1, progress=False)
+    assert summary.retrieval is None and not (tmp_path / "ds" / "retrieval").exists()
+    assert "retrieval/index.html" not in (tmp_path / "ds" / "index.html").read_text()
+
+
+@pytest.mark.parametrize(
+    ("section", "message"),
+    [
+        ({"pairs": -1}, "retrieval.pairs: must be >= 0"),
+        ({"pairs": 501}, "retrieval.pairs: must be <= 500"),
+        ({"top_k": 0}, "retrieval.top_k: must be >= 1"),
+        ({"top_k": 2.5}, "retrieval.top_k: expected int"),
+        ({"topk": 3}, "retrieval.topk: unknown field; known fields: pairs, top_k"),
+        ([3], "retrieval: expected a mapping"),
+    ],
+)
+def test_retrieval_config_errors_name_file_and_field(section, message):
+    with pytest.raises(ConfigError, match=f"^tiny.yaml: {message}"):
+        config_from_dict({"retrieval": section}, "tiny.yaml")
+
+
+def test_default_config_has_the_retrieval_section():
+    cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / "default.yaml")
+    assert (cfg.retrieval.pairs, cfg.retrieval.top_k) == (8, 5)
+    assert cfg.to_json()["retrieval"] == {"pairs": 8, "top_k": 5}
+    assert config_from_dict({}).retrieval == cfg.retrieval
