@@ -12,6 +12,7 @@ setup: $(VENV)/.installed
 
 # torch first, pinned to the CPU build on this disk, so the resolver never pulls a CUDA build.
 $(VENV)/.installed: pyproject.toml
+	bash scripts/ensure_gl.sh
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install -q --upgrade pip
 	$(PY) -m pip install -q torch==2.13.0
