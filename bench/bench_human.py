@@ -33,7 +33,6 @@ import argparse
 import datetime as dt
 import multiprocessing as mp
 import os
-import platform
 import statistics
 import sys
 import tempfile
@@ -50,23 +49,15 @@ TARGET_FPS = 30.0
 
 
 def machine_info() -> dict[str, Any]:
+    """The generation benchmark's machine record, plus the 3D stack's versions."""
     from importlib.metadata import version
 
-    model = "unknown"
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                model = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from bench_generate import machine_info as base_info
+
     return {
-        "cpu_model": model,
-        "cores": os.cpu_count(),
-        "cores_usable": len(os.sched_getaffinity(0)),
-        "platform": platform.platform(),
-        "python": platform.python_version(),
-        **{p: version(p) for p in ("numpy", "torch", "smplx", "pyrender", "PyOpenGL", "av")},
+        **base_info(),
+        **{p: version(p) for p in ("torch", "smplx", "pyrender", "PyOpenGL")},
         "LP_NUM_THREADS": os.environ.get("LP_NUM_THREADS"),
     }
 
