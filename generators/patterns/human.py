@@ -3,6 +3,7 @@ joints (see :mod:`tempogen.generators.humans`). Left, right and clockwise are th
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -19,7 +20,13 @@ from tempogen.generators.humans import (
     bumps,
 )
 from tempogen.generators.kinematics import axis_angle, blend
-from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, GenerationError, Scene, register_motion
+from tempogen.generators.motion import (
+    MAX_TURN_PER_SAMPLE,
+    SAMPLES,
+    GenerationError,
+    Scene,
+    register_motion,
+)
 from tempogen.generators.paths import UNIT, event_samples, signed_sweep, spaced_gaps, through
 from tempogen.generators.patterns.rotation import SENSES
 from tempogen.generators.patterns.shape import knot_frames, outline
@@ -411,6 +418,34 @@ class JumpRhythm(HumanMotion):
         rig.finish()
 
 
+def wave(rig: Rig, peaks: Callable[[], list[int]]) -> None:
+    """A raised hand waves out to the side and back once for each frame ``peaks()`` gives
+    (called after the camera is chosen), farthest out on that frame; tracked against a
+    line beside the hand, so each wave reads as a "raise" run."""
+    scene = rig.scene
+    side = str(scene.rng.choice(SIDES))
+    sign = SIDE_SIGN[side]
+    base = rig.rest_point(f"{side}_shoulder") + [
+        sign * scene.rng.uniform(0.06, 0.1),
+        scene.rng.uniform(0.28, 0.36),
+        0.14,
+    ]
+    rig.hand_camera(base, 0.35, first_person_p=0.0)
+    half = min(scene.interval, 0.3 * scene.fps)
+    swing = bumps(scene.frames, peaks(), half)[:, None]
+    amp = scene.rng.uniform(0.14, 0.2)
+    out = amp * swing * [sign, 0.0, 0.0] - 0.25 * amp * swing**2 * [0.0, 1.0, 0.0]
+    targets = _reach(rig, side, lambda k: base + out * k)
+    _hand_track(rig, side, targets)
+    hand = rig.hand(side)
+    (ox, oy), (ix, _) = rig.project(hand[0]), rig.project(targets[np.argmax(swing)])
+    toward = 1.0 if ix > ox else -1.0
+    rig.line("side", ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
+             "a line beside the hand")  # fmt: skip
+    scene.meta["event_words"] = ["waves", "wave", "waves", "wave"]
+    scene.ask(["hand", "side"], kind="raise")
+
+
 @register_motion
 class WaveRhythm(HumanMotion):
     """A raised hand waves: out to the side and back, pivoting at the elbow; the waves come
@@ -424,27 +459,67 @@ class WaveRhythm(HumanMotion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         rig = Rig.start(scene, self.name)
-        side = str(scene.rng.choice(SIDES))
-        sign = SIDE_SIGN[side]
-        base = rig.rest_point(f"{side}_shoulder") + [
-            sign * scene.rng.uniform(0.06, 0.1),
-            scene.rng.uniform(0.28, 0.36),
-            0.14,
-        ]
-        rig.hand_camera(base, 0.35, first_person_p=0.0)
-        half = min(scene.interval, 0.3 * scene.fps)
-        swing = bumps(scene.frames, _rhythm_peaks(scene, answer), half)[:, None]
-        amp = scene.rng.uniform(0.14, 0.2)
-        out = amp * swing * [sign, 0.0, 0.0] - 0.25 * amp * swing**2 * [0.0, 1.0, 0.0]
-        targets = _reach(rig, side, lambda k: base + out * k)
+        wave(rig, lambda: _rhythm_peaks(scene, answer))
+        rig.finish()
+
+
+# count: waves and circles drawn ----------------------------------------------------------
+
+
+@register_motion
+class Waves(HumanMotion):
+    """The person waves a raised hand N times; each wave is farthest out on a sampled frame
+    with the hand back in place on the unsampled and sampled frames between."""
+
+    name = "waves"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3, 4, 5, 6)
+    question = "How many times does the person wave?"
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        rig = Rig.start(scene, self.name)
+        gaps = spaced_gaps(scene, answer)
+        wave(rig, lambda: [scene.sample_frame(k) for k in event_samples(scene, gaps)])
+        scene.meta["actor"] = "the person"
+        rig.finish()
+
+
+LAP_EXTRA = (45.0, 60.0)  # degrees past the last full lap: pixel noise cannot drop a lap
+LAP_STEP = 80.0  # most degrees per sample interval a circle is drawn at (under 90)
+
+
+@register_motion
+class CircleCount(HumanMotion):
+    """A raised hand draws N full circles in the air about a fixed centre, in a plane facing
+    the camera, at the same angle per sample interval (under 90 degrees); it rests before
+    and after, and stops a little past the N-th lap so no lap is cut short."""
+
+    name = "circle_count"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3)  # 15 sample intervals of at most 90 degrees hold under 4 laps
+    question = "How many circles does {subject} draw in the air?"
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        lift = scene.rng.uniform(0.1, 0.2)
+        rig, side, centre = _hand_start(scene, self.name, 0.25, forward=0.28, lift=lift)
+        total = 360.0 * answer + scene.rng.uniform(*LAP_EXTRA)
+        span = int(scene.rng.integers(min(math.ceil(total / LAP_STEP), SAMPLES - 1), SAMPLES))
+        k0 = int(scene.rng.integers(0, SAMPLES - span))
+        # the angle is linear in sample position, so every sample interval turns total / span
+        # even where sampled frames are unevenly spaced
+        at = np.interp(scene.frames, scene.samples, np.arange(SAMPLES, dtype=np.float64))
+        turned = total * np.clip((at - k0) / span, 0.0, 1.0)
+        sense = float(scene.rng.choice([-1.0, 1.0]))
+        theta = np.radians(scene.rng.uniform(0, 360) + sense * turned)
+        circle = np.stack([np.cos(theta), np.sin(theta)], 1)
+        radius = scene.rng.uniform(0.09, 0.14)
+        targets = _reach(rig, side, lambda s: rig.on_screen_plane(centre, circle * radius * s))
         _hand_track(rig, side, targets)
-        hand = rig.hand(side)
-        (ox, oy), (ix, _) = rig.project(hand[0]), rig.project(targets[np.argmax(swing)])
-        toward = 1.0 if ix > ox else -1.0
-        rig.line("side", ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
-                 "a line beside the hand")  # fmt: skip
-        scene.meta["event_words"] = ["waves", "wave", "waves", "wave"]
-        scene.ask(["hand", "side"], kind="raise")
+        cx, cy = rig.project(centre)
+        rig.line("centre", cx, cy, 0.0, "the centre of the circles", shape="anchor")
+        scene.ask(["hand", "centre"], kind="loop")
         rig.finish()
 
 

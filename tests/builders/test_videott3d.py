@@ -37,7 +37,7 @@ def _row(name: str) -> dict:
     }
 
 
-@pytest.mark.parametrize("name", ["jumps", "squats", "claps"])
+@pytest.mark.parametrize("name", ["jumps", "squats", "claps", "waves"])
 def test_the_person_is_who_counts(name: str) -> None:
     qs = question_set(_row(name))
     primary = next(q for q in qs["questions"] if q["kind"] == "primary")
