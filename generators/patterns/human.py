@@ -99,18 +99,30 @@ class Twirl(HumanMotion):
     question = "Which direction(s) does {subject} circle in, from the viewer's perspective?"
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
-        lift = scene.rng.uniform(0.1, 0.2)
-        rig, side, centre = _hand_start(scene, self.name, 0.25, forward=0.28, lift=lift)
-        step = scene.rng.uniform(0.4, 0.75) * MAX_TURN_PER_SAMPLE
-        theta = np.radians(scene.rng.uniform(0, 360) + signed_sweep(scene, answer, step))
-        circle = np.stack([np.cos(theta), np.sin(theta)], 1)
-        radius = scene.rng.uniform(0.09, 0.14)
-        targets = _reach(rig, side, lambda s: rig.on_screen_plane(centre, circle * radius * s))
-        _hand_track(rig, side, targets)
-        cx, cy = rig.project(centre)
-        rig.line("centre", cx, cy, 0.0, "the circle's centre", shape="anchor")
-        scene.ask(["hand", "centre"], kind="orbit")
-        rig.finish()
+        def angles() -> np.ndarray:
+            step = scene.rng.uniform(0.4, 0.75) * MAX_TURN_PER_SAMPLE
+            return scene.rng.uniform(0, 360) + signed_sweep(scene, answer, step)
+
+        _hand_circles(scene, self.name, angles, "the circle's centre", "orbit")
+
+
+def _hand_circles(
+    scene: Scene, name: str, angles: Callable[[], np.ndarray], centre_noun: str, kind: str
+) -> None:
+    """A raised hand goes round a centre in a plane facing the camera, at the per-frame
+    ``angles`` (degrees, drawn once the hand is placed); the question reads the hand's turns
+    around the centre as ``kind`` (``orbit`` senses or ``loop`` laps)."""
+    lift = scene.rng.uniform(0.1, 0.2)
+    rig, side, centre = _hand_start(scene, name, 0.25, forward=0.28, lift=lift)
+    theta = np.radians(angles())
+    circle = np.stack([np.cos(theta), np.sin(theta)], 1)
+    radius = scene.rng.uniform(0.09, 0.14)
+    targets = _reach(rig, side, lambda s: rig.on_screen_plane(centre, circle * radius * s))
+    _hand_track(rig, side, targets)
+    cx, cy = rig.project(centre)
+    rig.line("centre", cx, cy, 0.0, centre_noun, shape="anchor")
+    scene.ask(["hand", "centre"], kind=kind)
+    rig.finish()
 
 
 # direction ------------------------------------------------------------------------------
@@ -502,25 +514,18 @@ class CircleCount(HumanMotion):
     question = "How many circles does {subject} draw in the air?"
 
     def animate(self, scene: Scene, answer: int) -> None:
-        lift = scene.rng.uniform(0.1, 0.2)
-        rig, side, centre = _hand_start(scene, self.name, 0.25, forward=0.28, lift=lift)
-        total = 360.0 * answer + scene.rng.uniform(*LAP_EXTRA)
-        span = int(scene.rng.integers(min(math.ceil(total / LAP_STEP), SAMPLES - 1), SAMPLES))
-        k0 = int(scene.rng.integers(0, SAMPLES - span))
-        # the angle is linear in sample position, so every sample interval turns total / span
-        # even where sampled frames are unevenly spaced
-        at = np.interp(scene.frames, scene.samples, np.arange(SAMPLES, dtype=np.float64))
-        turned = total * np.clip((at - k0) / span, 0.0, 1.0)
-        sense = float(scene.rng.choice([-1.0, 1.0]))
-        theta = np.radians(scene.rng.uniform(0, 360) + sense * turned)
-        circle = np.stack([np.cos(theta), np.sin(theta)], 1)
-        radius = scene.rng.uniform(0.09, 0.14)
-        targets = _reach(rig, side, lambda s: rig.on_screen_plane(centre, circle * radius * s))
-        _hand_track(rig, side, targets)
-        cx, cy = rig.project(centre)
-        rig.line("centre", cx, cy, 0.0, "the centre of the circles", shape="anchor")
-        scene.ask(["hand", "centre"], kind="loop")
-        rig.finish()
+        def angles() -> np.ndarray:
+            total = 360.0 * answer + scene.rng.uniform(*LAP_EXTRA)
+            span = int(scene.rng.integers(min(math.ceil(total / LAP_STEP), SAMPLES - 1), SAMPLES))
+            k0 = int(scene.rng.integers(0, SAMPLES - span))
+            # the angle is linear in sample position, so every sample interval turns
+            # total / span even where sampled frames are unevenly spaced
+            at = np.interp(scene.frames, scene.samples, np.arange(SAMPLES, dtype=np.float64))
+            turned = total * np.clip((at - k0) / span, 0.0, 1.0)
+            sense = float(scene.rng.choice([-1.0, 1.0]))
+            return scene.rng.uniform(0, 360) + sense * turned
+
+        _hand_circles(scene, self.name, angles, "the centre of the circles", "loop")
 
 
 # shape & trend --------------------------------------------------------------------------
