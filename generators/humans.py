@@ -506,13 +506,18 @@ class Rig:
         )
 
     def vertex_colors(self) -> np.ndarray:
-        """Per-vertex sRGB: clothes everywhere, each hand (wrist and hand parts) its glove."""
-        parts = np.asarray(self.body.parts)
-        colors = np.tile(np.asarray(self.look.body, dtype=np.uint8), (len(parts), 1))
-        for side in SIDES:
-            on = np.isin(parts, [INDEX[f"{side}_wrist"], INDEX[f"{side}_hand"]])
-            colors[on] = self.look.hands[side][1]
-        return colors
+        """Per-vertex sRGB of this person (see :func:`look_colors`)."""
+        return look_colors(self.body, self.look)
+
+
+def look_colors(body: Any, look: HumanLook) -> np.ndarray:
+    """Per-vertex sRGB: clothes everywhere, each hand (wrist and hand parts) its glove."""
+    parts = np.asarray(body.parts)
+    colors = np.tile(np.asarray(look.body, dtype=np.uint8), (len(parts), 1))
+    for side in SIDES:
+        on = np.isin(parts, [INDEX[f"{side}_wrist"], INDEX[f"{side}_hand"]])
+        colors[on] = look.hands[side][1]
+    return colors
 
 
 def glove_centres(body: Any, vertices: np.ndarray) -> dict[str, np.ndarray]:
@@ -640,10 +645,7 @@ def render_motion(
         azimuth_deg=0.0,
         fill=0.8,
     )
-    colors = body.vertex_colors(look.body, hands=look.hands["right"][1])[:, :3]
-    left_hand = body.part_mask("hands") & (body.parts == INDEX["left_hand"])
-    left_hand |= body.part_mask("hands") & (body.parts == INDEX["left_wrist"])
-    colors[left_hand] = look.hands["left"][1]
+    colors = look_colors(body, look)
     world = BodyWorld(
         body.faces, posed.vertices, colors, camera, floor=float(posed.joints[..., 1].min()) - 0.1
     )
