@@ -31,6 +31,7 @@ test-fast: setup
 quality: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(PY) scripts/lint_imports.py
 
 style: setup
 	$(VENV)/bin/ruff check --fix .

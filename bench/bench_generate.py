@@ -62,12 +62,13 @@ import av
 import cv2
 import numpy as np
 
+import tempogen.builders.exports.tomato  # noqa: F401
+
 # Imported up front (build_dataset imports them lazily) so one-time import costs stay out of
 # the timed regions; forked workers inherit them.
-import tempogen.builders.html  # noqa: F401
-import tempogen.builders.sheets  # noqa: F401
-import tempogen.builders.tomato  # noqa: F401
-from tempogen.builders.dataset import build_dataset
+import tempogen.builders.report.html  # noqa: F401
+import tempogen.sheets  # noqa: F401
+from tempogen.builders.dataset.build import build_dataset
 from tempogen.config import DatasetConfig, load_config
 from tempogen.generators.build import Spec, plan, spec_labels
 from tempogen.generators.render2d import Compositor, make_background

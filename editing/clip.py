@@ -25,16 +25,13 @@ import av
 import cv2
 import numpy as np
 
+from tempogen.errors import EditError
 from tempogen.labels import Labels
 from tempogen.video import VideoError, VideoWriter
 
 # Distinct source frames a non-sequential time map may hold in memory before spilling to a
 # temporary file on disk (reverse of a long clip).
 MEMORY_BUDGET = 512 * 1024 * 1024
-
-
-class EditError(ValueError):
-    """An op cannot be applied (bad parameter, or a label it cannot transform soundly)."""
 
 
 @dataclass(frozen=True, eq=False)

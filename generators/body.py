@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from tempogen.errors import InputFileError
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.skeleton import INDEX, NUM_JOINTS
 
@@ -66,7 +67,7 @@ PART_GROUPS: dict[str, tuple[int, ...]] = {
 }
 
 
-class BodyModelError(ValueError):
+class BodyModelError(InputFileError):
     """A body-model file is unreadable or malformed; the message names the file and field."""
 
 

@@ -18,8 +18,9 @@ from typing import Any
 import numpy as np
 
 from tempogen import MANIFEST_SCHEMA_VERSION, __version__, observe
-from tempogen.config import DatasetConfig
+from tempogen.config import ConfigError, DatasetConfig
 from tempogen.generators.motion import (
+    MOTIONS,
     SAMPLES,
     Certificate,
     Motion,
@@ -91,12 +92,23 @@ def _classes(motions: list[Motion]) -> list[tuple[str, str]]:
     return list(seen)
 
 
+def check_config(cfg: DatasetConfig) -> None:
+    """Check the names a config gives against the motion registry (plugins already loaded)."""
+    known = tuple(sorted(MOTIONS))
+    for i, name in enumerate(cfg.motions):
+        if name not in MOTIONS:
+            raise ConfigError(
+                f"{cfg.source}: motions[{i}]: unknown name {name!r}; known: {', '.join(known)}"
+            )
+
+
 def plan(cfg: DatasetConfig) -> list[Spec]:
     """Specs for every clip of the config, deterministic in the config alone.
 
     Within a task, answers cycle through every class in a seeded order so each class gets the
     same share (within one), and the right option's position cycles the same way.
     """
+    check_config(cfg)
     specs: list[Spec] = []
     root = np.random.SeedSequence(cfg.seed)
     for t_index, task in enumerate(cfg.tasks):
@@ -252,7 +264,7 @@ def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
 def _render_new(
     spec: Spec, out_dir: Path, video_path: Path, video_rel: str, sheet_path: Path, record_path: Path
 ) -> dict[str, Any]:
-    from tempogen.builders.sheets import write_sheet
+    from tempogen.sheets import write_sheet
 
     scene, bg_rng, opt_rng = spec_scene(spec)
     labels = scene.labels()

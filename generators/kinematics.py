@@ -17,11 +17,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tempogen.errors import GenerationError
 from tempogen.generators.poses import matrix_to_rotvec, rotvec_to_matrix
 from tempogen.generators.skeleton import INDEX, NUM_JOINTS, PARENTS
 
 
-class PoseError(ValueError):
+class PoseError(GenerationError):
     """A motion asked for a pose the body cannot take (a target out of reach, a bad limit)."""
 
 

@@ -16,6 +16,7 @@ from typing import Any, ClassVar, Protocol
 import numpy as np
 
 from tempogen import observe
+from tempogen.errors import GenerationError
 from tempogen.labels import Labels, Query, Track
 from tempogen.questions import TASKS, answer_key
 
@@ -45,10 +46,6 @@ MISLEADING = {
     "trajectory": ["CIRCLE", "SQUARE", "STAR"],
     "order": ["FIRST", "LAST"],
 }
-
-
-class GenerationError(RuntimeError):
-    """A pattern could not produce a clip that passes its checks."""
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,12 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
+from tempogen.errors import InputFileError
 from tempogen.generators.poses import PoseSequence, matrix_to_rotvec, rotvec_to_matrix
 from tempogen.generators.skeleton import INDEX, JOINTS, NUM_JOINTS, PARENTS, REST_JOINTS
 
 
-class MotionImportError(ValueError):
+class MotionImportError(InputFileError):
     """A motion file that cannot be imported; the message names the file and the field."""
 
 

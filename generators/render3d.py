@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 import trimesh
 
+from tempogen.errors import ExternalServiceError
 from tempogen.generators.camera import Camera
 from tempogen.generators.render2d import BACKGROUNDS, make_background
 
@@ -64,7 +65,7 @@ _STATE: dict[str, Any] = {
 }
 
 
-class RenderError(RuntimeError):
+class RenderError(ExternalServiceError):
     """The 3D renderer cannot run here, or was given bad input; the message says why."""
 
 

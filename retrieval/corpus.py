@@ -16,6 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from tempogen.errors import InputFileError
 from tempogen.io import content_hash, read_jsonl
 
 __all__ = [
@@ -33,7 +34,7 @@ __all__ = [
 _VATEX_TAIL = re.compile(r"^\d+$")
 
 
-class CorpusError(ValueError):
+class CorpusError(InputFileError):
     """A corpus file is missing or malformed; the message names file and entry."""
 
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from tempogen.errors import InputFileError
 from tempogen.io import atomic_path, content_hash, write_bytes
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def _cores() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-class ModelNotFoundError(FileNotFoundError):
+class ModelNotFoundError(InputFileError, FileNotFoundError):
     """The requested embedding model is not on this machine (and no hub access is allowed)."""
 
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from tempogen.errors import ExternalServiceError
 from tempogen.io import content_hash, write_json
 from tempogen.retrieval.audit import suggest_categories, words
 from tempogen.retrieval.captions import CaptionPair
@@ -66,7 +67,7 @@ def user_prompt(seeds: Sequence[tuple[str, str]] = SEED_EXAMPLES) -> str:
     )
 
 
-class LLMError(RuntimeError):
+class LLMError(ExternalServiceError):
     """No pair could be obtained from the endpoint; the message names it."""
 
 

@@ -2,5 +2,5 @@
 
 __version__ = "0.1.0"
 
-# Version of the unified manifest's row schema (tempogen.builders.schema validates against it).
+# Version of the unified manifest's row schema (tempogen.manifest validates against it).
 MANIFEST_SCHEMA_VERSION = "1.0"

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 
 
 def _generate(args: argparse.Namespace) -> int:
-    from tempogen.builders.dataset import build_dataset
+    from tempogen.builders.dataset.build import build_dataset
     from tempogen.config import load_config
 
     cfg = load_config(args.config)
@@ -62,7 +62,7 @@ def _human_render(args: argparse.Namespace) -> int:
 def _edit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tempogen.builders.variants import Variant, edit_row
+    from tempogen.builders.dataset.variants import Variant, edit_row
     from tempogen.editing import load_pipelines
     from tempogen.io import read_jsonl, write_jsonl
 
@@ -86,7 +86,7 @@ def _edit(args: argparse.Namespace) -> int:
 def _audit_verify(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from tempogen.builders.verify import verify_manifest
+    from tempogen.builders.audit.verify import verify_manifest
 
     bar = tqdm(unit="clip", desc="verifying from pixels", disable=args.quiet, dynamic_ncols=True)
     try:
@@ -106,9 +106,9 @@ def _audit_verify(args: argparse.Namespace) -> int:
 
 
 def _audit_validity(args: argparse.Namespace) -> int:
-    from tempogen.builders.schema import read_manifest
-    from tempogen.builders.validity import format_report, validity_report
+    from tempogen.builders.audit.validity import format_report, validity_report
     from tempogen.io import write_json
+    from tempogen.manifest import read_manifest
 
     report = validity_report(read_manifest(args.manifest), seed=args.seed)
     print(format_report(report))
@@ -120,7 +120,7 @@ def _audit_validity(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tempogen.builders import scoring
+    from tempogen.builders.eval import scoring
 
     dataset = Path(args.dataset)
     sub = {"videott": "videott.json", "vinoground": "vinoground.csv"}.get(args.benchmark)
@@ -367,8 +367,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point; library errors become one clear line on stderr and exit code 2."""
-    from tempogen.errors import USER_ERRORS
+    """Entry point. A user's error (:class:`~tempogen.errors.TempogenError`) becomes one clear
+    line on stderr and exit code 2; anything else is a bug: its traceback, exit code 1."""
+    from tempogen.errors import TempogenError
 
     args = build_parser().parse_args(argv)
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
@@ -376,7 +377,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     try:
         return int(args.func(args) or 0)
-    except USER_ERRORS as exc:
+    except TempogenError as exc:
         print(f"tempogen: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head: stop quietly

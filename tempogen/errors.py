@@ -1,28 +1,43 @@
-"""The errors a user can cause (bad config, bad input, unwritable output), gathered so the CLI
-reports them as one line instead of a traceback."""
+"""One base for every error a user can cause, so the CLI can tell a mistake from a bug.
+
+A :class:`TempogenError` is for the user to fix (a bad config, a broken input file, an edit
+that cannot move a label soundly, an unwritable folder, a server that does not answer): the
+CLI prints its message, which names the file, line or field, and exits 2. Any other exception
+is a bug in tempogen: the CLI lets the traceback through and exits 1.
+
+This module imports nothing from tempogen, so every layer can raise these errors.
+"""
 
 from __future__ import annotations
 
-from tempogen.config import ConfigError
-from tempogen.io import OutputError
-from tempogen.video import VideoError
+
+class TempogenError(Exception):
+    """Base of the errors a user can cause and fix."""
 
 
-def _user_errors() -> tuple[type[BaseException], ...]:
-    from tempogen.editing.clip import EditError
-    from tempogen.generators.motion import GenerationError
-    from tempogen.retrieval.llm import LLMError
-
-    return (
-        ConfigError,
-        OutputError,
-        VideoError,
-        GenerationError,
-        EditError,
-        LLMError,
-        FileNotFoundError,
-        ValueError,
-    )
+class ConfigurationError(TempogenError, ValueError):
+    """A config file, a config field or a command-line option is wrong."""
 
 
-USER_ERRORS = _user_errors()
+class PluginError(ConfigurationError):
+    """A plugin module a config or a manifest names cannot be imported."""
+
+
+class InputFileError(TempogenError, ValueError):
+    """A file tempogen reads is missing, unreadable or malformed (the message names it)."""
+
+
+class OutputError(TempogenError, RuntimeError):
+    """An output cannot be written (missing permission, full disk, a file where a folder goes)."""
+
+
+class EditError(TempogenError, ValueError):
+    """An edit op cannot be applied: a bad parameter, or a label it cannot move soundly."""
+
+
+class GenerationError(TempogenError, RuntimeError):
+    """A pattern could not produce a clip that passes its checks."""
+
+
+class ExternalServiceError(TempogenError, RuntimeError):
+    """A service outside tempogen failed: an LLM endpoint, an OpenGL context, a model file."""

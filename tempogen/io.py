@@ -11,9 +11,19 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from tempogen.errors import OutputError
 
-class OutputError(RuntimeError):
-    """An output could not be written; the message names the path."""
+__all__ = [
+    "OutputError",
+    "atomic_path",
+    "write_bytes",
+    "write_text",
+    "write_json",
+    "write_jsonl",
+    "read_jsonl",
+    "dumps",
+    "content_hash",
+]
 
 
 @contextlib.contextmanager

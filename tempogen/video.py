@@ -6,8 +6,11 @@ which is faster than PyAV's own conversion and matches what ``cv2.VideoCapture``
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
+import secrets
+import shutil
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -18,13 +21,14 @@ import av
 import cv2
 import numpy as np
 
+from tempogen.errors import InputFileError
 from tempogen.io import atomic_path
 
 DEFAULT_PRESET = "ultrafast"
 DEFAULT_CRF = 18
 
 
-class VideoError(RuntimeError):
+class VideoError(InputFileError, RuntimeError):
     """A video could not be written or read; the message names the file."""
 
 
@@ -274,3 +278,38 @@ def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:
         while block := f.read(chunk):
             h.update(block)
     return h.hexdigest()
+
+
+def _same_video(src: Path, dst: Path, sha256: str | None) -> bool:
+    """True when ``dst`` already holds the video: same inode, or same size and content hash."""
+    try:
+        if os.path.samefile(src, dst):
+            return True
+        if dst.stat().st_size != src.stat().st_size:
+            return False
+    except FileNotFoundError:
+        return False
+    return sha256_file(dst) == (sha256 or sha256_file(src))
+
+
+def place_video(src: Path, dst: Path, sha256: str | None) -> None:
+    """Put a video into an export: hard-link ``src`` to ``dst`` (copy if linking fails), replacing a stale file atomically."""
+    if _same_video(src, dst, sha256):
+        return
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    # A link gets its own temp name (not atomic_path, whose chmod would touch the shared inode).
+    tmp = dst.parent / f".{dst.name}.{secrets.token_hex(8)}.lnk"
+    try:
+        os.link(src, tmp)
+    except OSError:
+        with atomic_path(dst) as copy_tmp:
+            shutil.copyfile(src, copy_tmp)
+            with open(copy_tmp, "rb+") as f:
+                os.fsync(f.fileno())
+        return
+    try:
+        os.replace(tmp, dst)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise

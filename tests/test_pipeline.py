@@ -124,7 +124,7 @@ import sys
 import time
 import cv2
 import numpy as np
-from tempogen.builders.dataset import build_dataset
+from tempogen.builders.dataset.build import build_dataset
 from tempogen.config import load_config
 if sys.argv[3] == "warm":
     # run one parallel OpenCV call (whatever the core count), then let its pool go idle

@@ -87,7 +87,6 @@ BAD = [
     ("tasks: count\n", "tasks"),
     ("tasks: []\n", "tasks"),
     ("tasks: [count, count]\n", "tasks"),
-    ("motions: [moonwalk]\n", "motions[0]"),
     ("style: 3\n", "style"),
     ("style:\n  distractors: [0, 9]\n", "style.distractors"),
     ("style:\n  misleading_text: 2\n", "style.misleading_text"),

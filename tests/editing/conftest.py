@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 
 from tempogen import observe
-from tempogen.builders.pixels import color_mask, pixel_labels
+from tempogen.builders.audit.pixels import color_mask, pixel_labels
 from tempogen.editing import Clip
 from tempogen.editing.ops import COMPOSITE, COUNTERFACTUAL, ZOOM, Op
 from tempogen.generators.motion import SAMPLES, Style, get_motion, make_labels

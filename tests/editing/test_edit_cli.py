@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tempogen import observe
-from tempogen.builders.pixels import pixel_labels
+from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.editing import Mirror, Reverse, run_pipeline
 from tempogen.generators.motion import SAMPLES
 from tempogen.video import probe, read_video, write_video

@@ -9,8 +9,8 @@ import pytest
 
 import tempogen.generators.patterns.objects3d  # noqa: F401  (registers the 3D patterns)
 from tempogen import observe
-from tempogen.builders.pixels import pixel_labels
-from tempogen.builders.pixels3d import centroid, hue_mask, paints, pixel_states_3d
+from tempogen.builders.audit.pixels import pixel_labels
+from tempogen.builders.audit.pixels3d import centroid, hue_mask, paints, pixel_states_3d
 from tempogen.generators.motion import MOTIONS, SAMPLES, Scene, Style, certify, make_scene
 from tempogen.generators.patterns.objects3d import NOTE, RigidWorld
 from tempogen.generators.render2d import BACKGROUNDS

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from tempogen import observe
-from tempogen.builders.pixels import COLOR_TOL, pixel_labels
+from tempogen.builders.audit.pixels import COLOR_TOL, pixel_labels
 from tempogen.generators.motion import (
     COLORS,
     MOTIONS,

@@ -6,7 +6,7 @@ import json
 
 import numpy as np
 
-from tempogen.builders.pixels3d import centroid, glove_mask
+from tempogen.builders.audit.pixels3d import centroid, glove_mask
 from tempogen.cli import main
 from tempogen.generators.skeleton import INDEX
 from tempogen.video import probe, read_video

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tempogen.builders.verify import verify_row
+from tempogen.builders.audit.verify import verify_row
 from tempogen.config import config_from_dict
 from tempogen.generators.build import plan, render_spec
 from tempogen.generators.motion import get_motion

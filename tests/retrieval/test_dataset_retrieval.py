@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tempogen.builders.dataset import build_dataset
+from tempogen.builders.dataset.build import build_dataset
 from tempogen.config import ConfigError, config_from_dict, load_config
 
 TINY = {

@@ -1,0 +1,1 @@
+"""Audits that show a benchmark needs temporal reasoning: pixel verification, validity, sampling."""

@@ -1,0 +1,182 @@
+"""Build a whole dataset from a config: clips, unified manifest, exports (TOMATO, Video-TT,
+lmms-eval, HF, Vinoground), caption retrieval over the clips, validity audit, index and report."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tempogen.config import DatasetConfig
+from tempogen.generators.build import plan, render_all
+from tempogen.io import OutputError, write_json, write_jsonl
+
+MANIFEST = "manifest.jsonl"
+
+
+@dataclass(frozen=True)
+class BuildSummary:
+    """What a build produced and how fast."""
+
+    out_dir: Path
+    clips: int
+    frames: int
+    seconds: float
+    per_task: dict[str, int]
+    variants: int = 0
+    retrieval: dict[str, Any] | None = None
+
+    @property
+    def frames_per_second(self) -> float:
+        return self.frames / self.seconds if self.seconds > 0 else 0.0
+
+
+def check_writable(out_dir: Path) -> None:
+    """Fail early, with the folder's name, when the output cannot be written."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".write-test-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+    except OSError as exc:
+        raise OutputError(
+            f"{out_dir}: output folder is not writable: {exc.strerror or exc}"
+        ) from exc
+
+
+def build_dataset(
+    cfg: DatasetConfig,
+    out_dir: str | os.PathLike[str],
+    jobs: int | None = None,
+    progress: bool = True,
+) -> BuildSummary:
+    """Generate every clip of ``cfg`` under ``out_dir`` and write the manifest and exports.
+
+    Finished clips from an earlier, interrupted run with the same specs are reused.
+    """
+    from tempogen.builders.exports.hf import export_hf
+    from tempogen.builders.report.html import write_index
+    from tempogen.builders.exports.lmms_eval import export_lmms_eval
+    from tempogen.builders.report.report import write_report
+    from tempogen.manifest import read_manifest
+    from tempogen.builders.exports.tomato import export_tomato
+    from tempogen.builders.audit.validity import validity_report
+    from tempogen.builders.exports.videott import export_videott
+    from tempogen.builders.exports.vinoground import build_vinoground
+
+    out = Path(out_dir)
+    check_writable(out)
+    specs = plan(cfg)
+    total_frames = sum(s.num_frames for s in specs)
+    start = time.perf_counter()
+    bar = _progress(len(specs), total_frames, progress)
+    frames_done = 0
+
+    def done(row: dict[str, Any]) -> None:
+        nonlocal frames_done
+        frames_done += row["num_frames"]
+        if bar is not None:
+            elapsed = max(time.perf_counter() - start, 1e-9)
+            bar.set_postfix_str(f"{frames_done / elapsed:,.0f} frames/s", refresh=False)
+            bar.update(1)
+
+    try:
+        rows = render_all(specs, out, jobs, on_done=done)
+    finally:
+        if bar is not None:
+            bar.close()
+    variants = _variants(rows, out, cfg, jobs or os.cpu_count() or 1, progress)
+    rows = rows + variants
+    seconds = time.perf_counter() - start
+    write_jsonl(out / MANIFEST, rows)
+    write_json(out / "config.json", cfg.to_json())
+    export_tomato(rows, out, out / "tomato")
+    export_videott(rows, out / "videott")
+    export_lmms_eval(rows, out, out / "lmms_eval")
+    export_hf(rows, out, out / "hf")
+    if cfg.vinoground.pairs:
+        build_vinoground(out / "vinoground", cfg.vinoground.pairs, cfg.seed, *cfg.size, cfg.fps)
+    retrieval = _retrieval(out, cfg, progress)
+    links = []
+    if retrieval is not None:
+        links.append(
+            (
+                f"caption retrieval: {retrieval['pairs']} caption pairs "
+                f"({retrieval['pairs_ok']} pass the audit), top {retrieval['top_k']} clips each",
+                retrieval["files"]["page"],
+            )
+        )
+    write_index(rows, out / "index.html", links=links)
+    read_manifest(out / MANIFEST)  # every row must validate against the versioned schema
+    validity = validity_report(rows, seed=cfg.seed)
+    write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
+    write_report(rows, out, validity=validity)
+    per_task: dict[str, int] = {}
+    for r in rows:
+        per_task[r["task"]] = per_task.get(r["task"], 0) + 1
+    return BuildSummary(
+        out, len(rows), total_frames, seconds, per_task, len(variants), retrieval=retrieval
+    )
+
+
+def _retrieval(out: Path, cfg: DatasetConfig, progress: bool) -> dict[str, Any] | None:
+    """Offline caption pairs, audited and matched against this dataset's clips (see
+    ``builders.caption_retrieval``); None when ``retrieval.pairs`` is 0."""
+    from tempogen.builders.dataset.caption_retrieval import STEPS, build_retrieval
+
+    if cfg.retrieval.pairs <= 0:
+        return None
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(STEPS), unit="step", desc="caption retrieval", dynamic_ncols=True)
+
+    def step(name: str) -> None:
+        if bar is not None:
+            bar.set_postfix_str(f"{name} done", refresh=False)
+            bar.update(1)
+
+    try:
+        return build_retrieval(out, cfg.retrieval, cfg.seed, on_step=step)
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _variants(
+    rows: list[dict[str, Any]], out: Path, cfg: DatasetConfig, jobs: int, progress: bool
+) -> list[dict[str, Any]]:
+    """Edited variants of a share of the clips (each the first of its edits that certifies)."""
+    from tempogen.builders.dataset.variants import build_variants
+
+    if cfg.variants.share <= 0:
+        return []
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        n = int(cfg.variants.share * len(rows) + 0.5)
+        bar = tqdm(total=n, unit="clip", desc="editing variants", dynamic_ncols=True)
+    try:
+        return build_variants(
+            rows,
+            out,
+            cfg.variants.share,
+            cfg.seed,
+            jobs,
+            on_done=(lambda r: bar.update(1)) if bar else None,
+        )
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+def _progress(n: int, frames: int, enabled: bool) -> Any:
+    if not enabled:
+        return None
+    from tqdm import tqdm
+
+    return tqdm(total=n, unit="clip", desc=f"rendering {frames:,} frames", dynamic_ncols=True)

@@ -1,0 +1,1 @@
+"""Score model predictions: answer parsing and each benchmark's metrics."""

@@ -1,0 +1,153 @@
+"""What every scorer shares: the benchmarks' constants, prediction readers and problem lists."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+PathLike = str | os.PathLike[str]
+
+
+EPSILON = 1e-6  # TOMATO's ε in κ, τ, ρ (accuracies as fractions); keeps a 0 denominator finite
+DEFAULT_FRAMES = 16
+SINGLE_FRAME_SETTINGS = ("random1", "handpicked1")
+SETTING_ALIASES = {
+    "uniform": "uniform",
+    "ordered": "uniform",
+    "shuffled": "shuffled",
+    "shuffle": "shuffled",
+    "random": "random1",
+    "random1": "random1",
+    "handpicked": "handpicked1",
+    "handpicked1": "handpicked1",
+    "hand_picked": "handpicked1",
+}
+
+VINO_MAJOR = ("object", "action", "viewpoint")
+VINO_MINOR = ("interaction", "cyclical", "spatial", "contextual")
+VINO_VIDEO_OPTIONS = ["First segment", "Second segment"]
+
+VIDEOTT_KINDS = ("primary", "rephrased", "correctly_led", "wrongly_led", "multiple_choice")
+VIDEOTT_OPEN = frozenset(VIDEOTT_KINDS[:4])
+KIND_ALIASES = {
+    "paraphrased": "rephrased",
+    "rephrase": "rephrased",
+    "correct_led": "correctly_led",
+    "correctlyled": "correctly_led",
+    "wrong_led": "wrongly_led",
+    "wronglyled": "wrongly_led",
+    "misleading": "wrongly_led",
+    "mc": "multiple_choice",
+    "mcq": "multiple_choice",
+    "multi_choice": "multiple_choice",
+    "multichoice": "multiple_choice",
+    "multiplechoice": "multiple_choice",
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# shared helpers
+
+
+class _Problems(list):
+    """``problems`` entries: where (``file:line`` or a path) and reason."""
+
+    def add(self, where: Any, reason: str) -> None:
+        self.append({"where": str(where), "reason": reason})
+
+
+def _pct(num: float, den: float) -> float | None:
+    return round(100.0 * num / den, 2) if den else None
+
+
+def _acc(correct: int, total: int) -> dict[str, Any]:
+    return {"correct": correct, "total": total, "accuracy": _pct(correct, total)}
+
+
+def _records(path: Path, problems: _Problems) -> Iterator[tuple[str, dict[str, Any]]]:
+    """``(where, row)`` for each JSON object in a JSONL file, or in a ``.json`` list.
+
+    A ``.json`` file that is not one JSON document is read as JSONL. Malformed lines and
+    non-objects become problems.
+    """
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        problems.add(path, f"cannot read: {exc}")
+        return
+    if path.suffix.lower() == ".json":
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError:
+            doc = None
+        if isinstance(doc, list):
+            for i, row in enumerate(doc):
+                if isinstance(row, dict):
+                    yield f"{path}[{i}]", row
+                else:
+                    problems.add(
+                        f"{path}[{i}]", f"expected a JSON object, got {type(row).__name__}"
+                    )
+            return
+        if isinstance(doc, dict):
+            yield f"{path}:1", doc
+            return
+    for n, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.add(f"{path}:{n}", f"not valid JSON: {exc.msg}")
+            continue
+        if not isinstance(row, dict):
+            problems.add(f"{path}:{n}", f"expected a JSON object, got {type(row).__name__}")
+            continue
+        yield f"{path}:{n}", row
+
+
+def _response(row: dict[str, Any]) -> str | None:
+    """The response text; a list (Qwen's scripts write ``[text]``) gives its first string."""
+    value = row.get("response")
+    if isinstance(value, list):
+        value = next((v for v in value if isinstance(v, str)), None)
+    return value if isinstance(value, str) else None
+
+
+def _short(text: str | None, n: int = 60) -> str:
+    text = repr(text)
+    return text if len(text) <= n else text[: n - 3] + "..."
+
+
+def _load_json(path: Path) -> Any:
+    """A dataset JSON file; errors name the file."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such file")
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
+
+
+def _ordered(keys: Iterable[str], first: Sequence[str]) -> list[str]:
+    """Known names in their canonical order, then the rest sorted."""
+    keys = set(keys)
+    return [k for k in first if k in keys] + sorted(keys - set(first))
+
+
+def _prediction_files(path: Path, problems: _Problems) -> list[Path]:
+    if path.is_dir():
+        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in (".jsonl", ".json"))
+        if not files:
+            problems.add(path, "no .jsonl or .json prediction files in this folder")
+        return files
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such predictions file or folder")
+    return [path]
+
+
+# ---------------------------------------------------------------------------------------------
+# TOMATO

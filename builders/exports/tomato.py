@@ -1,0 +1,191 @@
+"""Export manifest rows in TOMATO's layout, and read them back as TOMATO's evaluator does.
+
+Layout: ``data/{reasoning_type}.json`` (one object keyed "0", "1", ...) and
+``videos/{demonstration_type}/{key}.mp4``, so TOMATO's own evaluation code runs on it unchanged.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+
+from tempogen.io import write_text
+from tempogen.questions import TASKS, VARIATION_KEYS
+from tempogen.video import VideoError, place_video
+
+REQUIRED_FIELDS = (
+    "id",
+    "video",
+    "task",
+    "generator",
+    "demonstration_type",
+    "question",
+    "options",
+    "answer",
+    "variation",
+)
+
+
+def _safe_component(row_id: Any, field: str, value: Any) -> str:
+    """A value used as a file or folder name must be one plain path component."""
+    if not isinstance(value, str) or not value or value in (".", "..") or "/" in value:
+        raise ValueError(
+            f"row {row_id!r}: field {field!r} must be a plain file name, got {value!r}"
+        )
+    if "\\" in value or "\0" in value:
+        raise ValueError(
+            f"row {row_id!r}: field {field!r} must be a plain file name, got {value!r}"
+        )
+    return value
+
+
+def _entry(row: dict[str, Any]) -> dict[str, Any]:
+    """Validate one manifest row and build its TOMATO entry; errors name the row id and field."""
+    row_id = row.get("id", "<no id>")
+    missing = [f for f in REQUIRED_FIELDS if f not in row]
+    if missing:
+        raise ValueError(f"row {row_id!r}: missing field(s) {missing}")
+    key = _safe_component(row_id, "id", row["id"])
+    if row["task"] not in TASKS:
+        raise ValueError(
+            f"row {key!r}: field 'task' has unknown value {row['task']!r}; expected one of {TASKS}"
+        )
+    _safe_component(key, "demonstration_type", row["demonstration_type"])
+    options = row["options"]
+    if not isinstance(options, list) or not options or not all(isinstance(o, str) for o in options):
+        raise ValueError(f"row {key!r}: field 'options' must be a non-empty list of strings")
+    answer = row["answer"]
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        raise ValueError(f"row {key!r}: field 'answer' must be an int index, got {answer!r}")
+    if not 0 <= answer < len(options):
+        raise ValueError(
+            f"row {key!r}: field 'answer' index {answer} is out of range for {len(options)} options"
+        )
+    if "answer_text" in row and row["answer_text"] != options[answer]:
+        raise ValueError(
+            f"row {key!r}: field 'answer_text' {row['answer_text']!r} is not options[{answer}] "
+            f"{options[answer]!r}"
+        )
+    variation = row["variation"]
+    if not isinstance(variation, dict) or set(variation) != set(VARIATION_KEYS):
+        raise ValueError(
+            f"row {key!r}: field 'variation' must have exactly the keys {VARIATION_KEYS}, "
+            f"got {variation!r}"
+        )
+    if any(variation[k] not in (0, 1) for k in VARIATION_KEYS):
+        raise ValueError(f"row {key!r}: field 'variation' values must be 0 or 1, got {variation!r}")
+    return {
+        "question": str(row["question"]),
+        "options": list(options),
+        "answer": int(answer),
+        "key": key,
+        "video_source_url": "",
+        "motion_type": str(row["generator"]),
+        "variation": {k: int(variation[k]) for k in VARIATION_KEYS},
+        "demonstration_type": row["demonstration_type"],
+        "note": str(row.get("note", "")),
+    }
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    """Atomically write ``text`` unless the file already holds exactly it (keeps mtimes stable)."""
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        if path.read_text(encoding="utf-8") == text:
+            return
+    write_text(path, text)
+
+
+def export_tomato(rows: list[dict], manifest_dir: Path, out_dir: Path) -> dict[str, int]:
+    """Write ``rows`` as TOMATO's ``data/*.json`` and ``videos/`` tree; returns rows per type.
+
+    All rows are validated before anything is written. Rerunning is idempotent: a JSON file is
+    rewritten only when it changes; a video in place (same inode or same hash) is left alone.
+    """
+    manifest_dir, out_dir = Path(manifest_dir), Path(out_dir)
+    per_type: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in TASKS}
+    jobs: list[tuple[Path, Path, str | None]] = []
+    seen: dict[str, str] = {}
+    for row in rows:
+        entry = _entry(row)
+        key = entry["key"]
+        if key in seen:
+            raise ValueError(f"row {key!r}: field 'id' is duplicated (video names must be unique)")
+        seen[key] = row["task"]
+        src = manifest_dir / row["video"]
+        if not src.is_file():
+            raise FileNotFoundError(f"row {key!r}: field 'video': no such file {src}")
+        bucket = per_type[row["task"]]
+        bucket[str(len(bucket))] = entry
+        dst = out_dir / "videos" / entry["demonstration_type"] / f"{key}.mp4"
+        jobs.append((src, dst, row.get("video_sha256")))
+    for src, dst, sha in jobs:
+        place_video(src, dst, sha)
+    for task, entries in per_type.items():
+        _write_if_changed(out_dir / "data" / f"{task}.json", json.dumps(entries, indent=2) + "\n")
+    return {task: len(entries) for task, entries in per_type.items()}
+
+
+def _read_data(path: Path) -> dict[str, dict[str, Any]]:
+    """Load one ``data/{type}.json``; a malformed file raises an error naming it."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"{path}: not valid JSON: {exc.msg}") from exc
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: expected a JSON object keyed by question id")
+    return data
+
+
+def _read_all_frames(path: Path) -> list[np.ndarray]:
+    """Decode every frame with ``cv2.VideoCapture`` until ``read`` fails, as TOMATO does."""
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: video listed in TOMATO data is missing")
+    cap = cv2.VideoCapture(str(path))
+    frames: list[np.ndarray] = []
+    try:
+        if not cap.isOpened():
+            raise VideoError(f"{path}: OpenCV cannot open this file as a video")
+        while True:
+            ok, frame = cap.read()
+            if not ok:
+                break
+            frames.append(frame)
+    finally:
+        cap.release()
+    if not frames:
+        raise VideoError(f"{path}: decoded zero frames")
+    return frames
+
+
+def read_tomato(out_dir: Path, num_frames: int = 16) -> Iterator[dict]:
+    """Yield every TOMATO entry with ``num_frames`` RGB frames sampled as TOMATO's evaluator does.
+
+    Each item has reasoning_type, id, question, options, answer and frames (T, H, W, 3) uint8.
+    """
+    out_dir = Path(out_dir)
+    files = [(t, out_dir / "data" / f"{t}.json") for t in TASKS]
+    files = [(t, p) for t, p in files if p.is_file()]
+    if not files:
+        raise FileNotFoundError(f"{out_dir / 'data'}: no TOMATO reasoning-type JSON files")
+    for reasoning_type, data_path in files:
+        data = _read_data(data_path)
+        for qid, entry in data.items():
+            video = out_dir / "videos" / entry["demonstration_type"] / f"{entry['key']}.mp4"
+            frames = _read_all_frames(video)
+            idx = np.linspace(0, len(frames) - 1, num_frames, dtype=int)
+            sampled = np.stack([cv2.cvtColor(frames[i], cv2.COLOR_BGR2RGB) for i in idx])
+            yield {
+                "reasoning_type": reasoning_type,
+                "id": qid,
+                "key": entry["key"],
+                "question": entry["question"],
+                "options": entry["options"],
+                "answer": entry["answer"],
+                "frames": sampled,
+            }

@@ -1,0 +1,1 @@
+"""Pages people look at: the dataset index and the HTML report."""

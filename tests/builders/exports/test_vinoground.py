@@ -1,0 +1,88 @@
+"""Vinoground export: layout read back, scored by our scorer, deterministic."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from tempogen.builders.eval.scoring import score_vinoground
+from tempogen.builders.exports.vinoground import build_vinoground, read_vinoground
+from tempogen.io import write_jsonl
+
+N = 3
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_vinoground(
+        tmp_path_factory.mktemp("vino"), N, seed=2, width=160, height=90, fps=10.0
+    )
+
+
+def gts(root: Path, kind: str) -> dict[str, str]:
+    data = json.loads((root / f"vinoground_{kind}score.json").read_text(encoding="utf-8"))
+    return {q["idx"]: q["GT"] for q in data}
+
+
+def test_read_back(dataset: Path) -> None:
+    pairs = read_vinoground(dataset)
+    assert [p["index"] for p in pairs] == [str(i) for i in range(N)]
+    for p in pairs:
+        assert Counter(p["pos_cal"].split()) == Counter(p["neg_cal"].split())
+        assert p["pos_cal"] != p["neg_cal"] and p["major"] == "action"
+        assert (p["pos_start"], p["pos_end"]) == ("0", "6.0")
+        assert p["pos_vid"] == f"pair{p['index']}_pos"
+        text_pos, text_neg = p["text"]
+        assert text_pos["question"] == text_neg["question"]
+        assert {text_pos["GT"], text_neg["GT"]} == {"A", "B"}
+        assert (
+            f"A. {p['pos_cal' if text_pos['GT'] == 'A' else 'neg_cal']}, B." in text_pos["question"]
+        )
+        assert [q["GT"] for q in p["video"]] == ["A", "B"]
+        assert p["video"][0]["video_name"] == p["video"][1]["video_name"]
+        assert (
+            "2-second black frame. Caption: " + p["pos_cal"] + ". A. First segment"
+            in (p["video"][0]["question"])
+        )
+
+
+def predictions(root: Path, path: Path, text_neg_wrong: bool = False) -> Path:
+    rows = []
+    for kind in ("text", "video"):
+        for idx, gt in gts(root, kind).items():
+            wrong = text_neg_wrong and kind == "text" and idx.endswith("_neg")
+            rows.append(
+                {
+                    "model": "m",
+                    "idx": idx,
+                    "kind": kind,
+                    "response": "AB"[gt == "A"] if wrong else gt,
+                }
+            )
+    write_jsonl(path, rows)
+    return path
+
+
+def test_scorer_reads_the_export(dataset: Path, tmp_path: Path) -> None:
+    right = score_vinoground(dataset, predictions(dataset, tmp_path / "right.jsonl"))["models"]["m"]
+    assert (right["text"], right["video"], right["group"]) == (100.0, 100.0, 100.0)
+    assert right["pairs"] == N
+    half = score_vinoground(dataset, predictions(dataset, tmp_path / "half.jsonl", True))
+    m = half["models"]["m"]
+    assert (m["text"], m["video"], m["group"]) == (0.0, 100.0, 0.0)
+    assert not half["problems"]
+
+
+def test_deterministic_and_resumable(dataset: Path, tmp_path: Path) -> None:
+    again = build_vinoground(tmp_path / "again", N, seed=2, width=160, height=90, fps=10.0)
+    for name in ("vinoground.csv", "vinoground_textscore.json", "vinoground_videoscore.json"):
+        assert (again / name).read_bytes() == (dataset / name).read_bytes()
+    video = again / "videos" / "pair1_pos.mp4"
+    stamp = video.stat().st_mtime_ns
+    build_vinoground(again, N, seed=2, width=160, height=90, fps=10.0)
+    assert video.stat().st_mtime_ns == stamp  # already rendered: skipped
+    other = build_vinoground(tmp_path / "other", N, seed=3, width=160, height=90, fps=10.0)
+    assert (other / "vinoground.csv").read_bytes() != (dataset / "vinoground.csv").read_bytes()

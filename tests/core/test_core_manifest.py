@@ -1,0 +1,141 @@
+"""The manifest schema: generated rows validate; broken rows name file, line and field."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from tempogen.config import config_from_dict
+from tempogen.generators.build import plan, render_spec
+from tempogen.io import write_jsonl
+from tempogen.manifest import (
+    MANIFEST_SCHEMA,
+    SCHEMA_VERSION,
+    read_manifest,
+    validate_row,
+)
+
+
+@pytest.fixture(scope="module")
+def generated(tmp_path_factory) -> tuple[Path, list[dict]]:
+    """One rendered clip per task (160x90, 10 fps, 3 s) and its manifest."""
+    out = tmp_path_factory.mktemp("schema")
+    cfg = config_from_dict(
+        {"size": [160, 90], "fps": 10, "duration": [3, 3], "samples_per_task": 1}
+    )
+    rows = [render_spec(s, out) for s in plan(cfg)]
+    write_jsonl(out / "manifest.jsonl", rows)
+    return out / "manifest.jsonl", rows
+
+
+def write(path: Path, rows: list) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    return path
+
+
+def test_schema_is_valid_draft_2020_12() -> None:
+    jsonschema.Draft202012Validator.check_schema(MANIFEST_SCHEMA)
+    assert MANIFEST_SCHEMA["$schema"].endswith("2020-12/schema")
+    assert SCHEMA_VERSION == "1.0"
+
+
+def test_generated_rows_validate(generated) -> None:
+    path, rows = generated
+    assert read_manifest(path) == rows
+    assert {r["task"] for r in rows} == {
+        "count",
+        "direction",
+        "rotation",
+        "shape&trend",
+        "velocity&frequency",
+        "visual_cues",
+    }
+    for r in rows:
+        validate_row(r)
+        validate_row({**r, "schema_version": SCHEMA_VERSION})  # the optional field
+
+
+@pytest.mark.parametrize(
+    "mutate, expected",
+    [
+        (lambda r: r["options"].__setitem__(0, 3), "options[0]: 3 is not of type 'string'"),
+        (lambda r: r.pop("seed"), "seed: required field is missing"),
+        (lambda r: r.__setitem__("task", "speed"), "task: 'speed' is not one of"),
+        (lambda r: r.__setitem__("demonstration_type", "robot"), "demonstration_type:"),
+        (lambda r: r.__setitem__("answer", -1), "answer: -1 is less than the minimum of 0"),
+        (lambda r: r.__setitem__("answer", True), "answer: True is not of type 'integer'"),
+        (lambda r: r.__setitem__("answer", 40), "answer: index 40 is out of range"),
+        (lambda r: r.__setitem__("answer_text", "nope"), "answer_text: 'nope' is not options["),
+        (lambda r: r.__setitem__("options", ["only one"]), "options: ['only one'] is too short"),
+        (lambda r: r["variation"].__setitem__("zoom", 2), "variation.zoom: 2 is not one of"),
+        (lambda r: r["variation"].pop("zoom"), "variation.zoom: required field is missing"),
+        (lambda r: r.__setitem__("video_sha256", "abc"), "video_sha256: 'abc' does not match"),
+        (lambda r: r.__setitem__("source", 3), "source: 3 is not of type"),
+        (lambda r: r.__setitem__("edits", [{"axis": "x"}]), "edits[0].op: required field"),
+        (lambda r: r.__setitem__("labels", []), "labels: [] is not of type 'object'"),
+        (
+            lambda r: r["labels"]["tracks"][0].__setitem__("x", [1.0, 2.0]),
+            "labels.tracks[0].x: 2 values, expected one per frame",
+        ),
+    ],
+)
+def test_broken_row_names_line_and_field(generated, tmp_path, mutate, expected) -> None:
+    _, rows = generated
+    rows = copy.deepcopy(rows)
+    mutate(rows[2])
+    path = write(tmp_path / "manifest.jsonl", rows)
+    with pytest.raises(ValueError) as exc:
+        read_manifest(path)
+    assert f"manifest.jsonl:3: {expected}" in str(exc.value)
+
+
+def test_messages_stay_short(generated) -> None:
+    row = copy.deepcopy(generated[1][0])
+    row["labels"]["tracks"][0]["x"] = "x" * 5000
+    with pytest.raises(ValueError, match=r"labels\.tracks\[0\]\.x") as exc:
+        validate_row(row, "m.jsonl:1")
+    assert len(str(exc.value)) < 400
+
+
+def test_line_numbers_count_blank_lines(generated, tmp_path) -> None:
+    rows = copy.deepcopy(generated[1][:2])
+    rows[1]["options"] = "not a list"
+    path = tmp_path / "manifest.jsonl"
+    path.write_text(json.dumps(rows[0]) + "\n\n" + json.dumps(rows[1]) + "\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"manifest\.jsonl:3: options: 'not a list'"):
+        read_manifest(path)
+
+
+def test_invalid_json_and_duplicates(generated, tmp_path) -> None:
+    rows = generated[1]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps(rows[0]) + "\n{oops\n", encoding="utf-8")
+    with pytest.raises(ValueError, match=r"bad\.jsonl:2: not valid JSON"):
+        read_manifest(bad)
+    dup = write(tmp_path / "dup.jsonl", [rows[0], rows[1], rows[0]])
+    with pytest.raises(ValueError, match=r"dup\.jsonl:3: id: .* duplicates line 1"):
+        read_manifest(dup)
+
+
+def test_schema_version_mismatch_is_clear(generated, tmp_path) -> None:
+    rows = copy.deepcopy(generated[1][:2])
+    rows[0]["schema_version"] = "0.9"
+    path = write(tmp_path / "manifest.jsonl", rows)
+    with pytest.raises(ValueError) as exc:
+        read_manifest(path)
+    assert "manifest.jsonl:1: schema version 0.9, this tempogen reads 1.0" in str(exc.value)
+    rows[0]["schema_version"] = SCHEMA_VERSION
+    assert len(read_manifest(write(path, rows))) == 2
+
+
+def test_validate_row_defaults_to_row_id(generated) -> None:
+    row = copy.deepcopy(generated[1][0])
+    del row["question"]
+    with pytest.raises(ValueError, match=r"row 'count-0000': question: required field"):
+        validate_row(row)
+    with pytest.raises(ValueError, match="expected a JSON object"):
+        validate_row([1, 2], "m.jsonl:4")
