@@ -56,14 +56,11 @@ def build_dataset(
 
     Finished clips from an earlier, interrupted run with the same specs are reused.
     """
-    from tempogen.builders.exports.hf import export_hf
+    from tempogen.builders.exports import all_exports
     from tempogen.builders.report.html import write_index
-    from tempogen.builders.exports.lmms_eval import export_lmms_eval
     from tempogen.builders.report.report import write_report
     from tempogen.manifest import read_manifest
-    from tempogen.builders.exports.tomato import export_tomato
     from tempogen.builders.audit.validity import validity_report
-    from tempogen.builders.exports.videott import export_videott
     from tempogen.builders.exports.vinoground import build_vinoground
 
     out = Path(out_dir)
@@ -92,10 +89,8 @@ def build_dataset(
     seconds = time.perf_counter() - start
     write_jsonl(out / MANIFEST, rows)
     write_json(out / "config.json", cfg.to_json())
-    export_tomato(rows, out, out / "tomato")
-    export_videott(rows, out / "videott")
-    export_lmms_eval(rows, out, out / "lmms_eval")
-    export_hf(rows, out, out / "hf")
+    for export in all_exports():
+        export(rows, out)
     if cfg.vinoground.pairs:
         build_vinoground(out / "vinoground", cfg.vinoground.pairs, cfg.seed, *cfg.size, cfg.fps)
     retrieval = _retrieval(out, cfg, progress)

@@ -1,0 +1,102 @@
+"""Measure the package's structure: module count, largest modules, import cycles.
+
+Cycles are counted on the module import graph (every import statement, function-level ones
+included, as import-linter sees them) and on the graph of the five parts: the core and the
+four stages. Run it before and after a refactor: ``python scripts/structure.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import tempfile
+from pathlib import Path
+
+import grimp
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from lint_imports import layout  # noqa: E402
+
+PARTS = ("generators", "editing", "retrieval", "builders")
+
+
+def _part(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 and parts[1] in PARTS else "core"
+
+
+def _sccs(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one node (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on: set[str] = set()
+    out: list[list[str]] = []
+    counter = 0
+    for root in graph:
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = counter
+        counter += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is not None:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on.add(nxt)
+                    work.append((nxt, iter(sorted(graph.get(nxt, ())))))
+                elif nxt in on:
+                    low[node] = min(low[node], index[nxt])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == node:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def measure() -> dict:
+    """Module count, the five largest modules by lines, module and part import cycles."""
+    with tempfile.TemporaryDirectory() as tmp:
+        layout(Path(tmp))
+        sys.path.insert(0, tmp)
+        g = grimp.build_graph("tempogen", cache_dir=None)
+        mods = sorted(g.modules)
+        sizes = {}
+        for m in mods:
+            p = Path(tmp, *m.split("."))
+            f = p / "__init__.py" if p.is_dir() else p.with_suffix(".py")
+            sizes[m] = len(f.resolve().read_text().splitlines())
+        graph = {m: set(g.find_modules_directly_imported_by(m)) for m in mods}
+    parts: dict[str, set[str]] = {}
+    for m, deps in graph.items():
+        if m == "tempogen.cli":
+            continue  # the CLI calls every stage by design
+        parts.setdefault(_part(m), set()).update(_part(d) for d in deps if _part(d) != _part(m))
+    largest = sorted(sizes.items(), key=lambda kv: -kv[1])[:5]
+    return {
+        "modules": len(mods),
+        "largest": [f"{m} ({n} lines)" for m, n in largest],
+        "module_cycles": _sccs(graph),
+        "part_edges": {k: sorted(v) for k, v in sorted(parts.items())},
+        "part_cycles": _sccs(parts),
+    }
+
+
+if __name__ == "__main__":
+    print(json.dumps(measure(), indent=1))
