@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tempogen.errors import InputFileError
 from tempogen.io import OutputError, write_jsonl
 
 if TYPE_CHECKING:
@@ -466,12 +467,12 @@ def load_pairs(path: str | os.PathLike[str]) -> list[CaptionPair]:
             reader = csv.reader(f)
             header = next(reader, None)
             if header is None:
-                raise ValueError(f"{path}:1: empty file, expected a header with pos,neg")
+                raise InputFileError(f"{path}:1: empty file, expected a header with pos,neg")
             cols = [h.strip().lower() for h in header]
             pos_col = _column(cols, ("pos", "pos_cal"))
             neg_col = _column(cols, ("neg", "neg_cal"))
             if pos_col is None or neg_col is None:
-                raise ValueError(
+                raise InputFileError(
                     f"{path}:1: header must name columns pos and neg, found {', '.join(cols)}"
                 )
             named = {k: i for i, k in enumerate(cols)}
@@ -492,9 +493,9 @@ def load_pairs(path: str | os.PathLike[str]) -> list[CaptionPair]:
                 try:
                     rec = json.loads(text)
                 except json.JSONDecodeError as exc:
-                    raise ValueError(f"{path}:{line}: not valid JSON: {exc.msg}") from exc
+                    raise InputFileError(f"{path}:{line}: not valid JSON: {exc.msg}") from exc
                 if not isinstance(rec, dict):
-                    raise ValueError(
+                    raise InputFileError(
                         f"{path}:{line}: expected a JSON object, got {type(rec).__name__}"
                     )
                 rec.setdefault("source", source)
@@ -519,7 +520,7 @@ def _located(path: Path, line: int, rec: dict[str, Any]) -> CaptionPair:
     try:
         return CaptionPair.from_json(rec)
     except ValueError as exc:
-        raise ValueError(f"{path}:{line}: {exc}") from exc
+        raise InputFileError(f"{path}:{line}: {exc}") from exc
 
 
 def write_pairs(path: str | os.PathLike[str], pairs: Iterable[CaptionPair]) -> None:

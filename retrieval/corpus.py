@@ -16,7 +16,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from tempogen.errors import InputFileError
+from tempogen.errors import ConfigurationError, InputFileError
 from tempogen.io import content_hash, read_jsonl
 
 __all__ = [
@@ -294,11 +294,11 @@ def load_corpus(spec: str | Iterable[str], per_video: int = 5) -> Corpus:
     if not isinstance(spec, str):
         parts = [load_corpus(s, per_video) for s in spec]
         if not parts:
-            raise ValueError("no corpus given")
+            raise ConfigurationError("no corpus given")
         return parts[0] if len(parts) == 1 else Corpus.concat(parts)
     kind, sep, rest = spec.partition(":")
     if not sep or not rest:
-        raise ValueError(f"corpus {spec!r}: expected vatex:PATH, jsonl:PATH or library:DIR")
+        raise ConfigurationError(f"corpus {spec!r}: expected vatex:PATH, jsonl:PATH or library:DIR")
     if kind == "vatex":
         corpora = [load_vatex(p, per_video) for p in _vatex_files(Path(rest))]
         return corpora[0] if len(corpora) == 1 else Corpus.concat(corpora)
@@ -306,4 +306,4 @@ def load_corpus(spec: str | Iterable[str], per_video: int = 5) -> Corpus:
         return load_jsonl_corpus(rest)
     if kind == "library":
         return load_library(rest)
-    raise ValueError(f"corpus {spec!r}: unknown kind {kind!r} (vatex, jsonl or library)")
+    raise ConfigurationError(f"corpus {spec!r}: unknown kind {kind!r} (vatex, jsonl or library)")

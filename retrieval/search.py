@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 import faiss
 import numpy as np
 
+from tempogen.errors import InputFileError
 from tempogen.io import dumps, write_jsonl, write_text
 
 if TYPE_CHECKING:
@@ -239,7 +240,7 @@ def review_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
         try:
             rows.append(json.loads(line))
         except json.JSONDecodeError as exc:
-            raise ValueError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+            raise InputFileError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
     return rows
 
 

@@ -41,3 +41,7 @@ class GenerationError(TempogenError, RuntimeError):
 
 class ExternalServiceError(TempogenError, RuntimeError):
     """A service outside tempogen failed: an LLM endpoint, an OpenGL context, a model file."""
+
+
+class MissingFileError(InputFileError, FileNotFoundError):
+    """A file or folder tempogen was told to read does not exist (the message names it)."""

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from tempogen.errors import OutputError
+from tempogen.errors import InputFileError, OutputError
 
 __all__ = [
     "OutputError",
@@ -90,9 +90,11 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
             try:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
-                raise ValueError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+                raise InputFileError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
             if not isinstance(row, dict):
-                raise ValueError(f"{path}:{n}: expected a JSON object, got {type(row).__name__}")
+                raise InputFileError(
+                    f"{path}:{n}: expected a JSON object, got {type(row).__name__}"
+                )
             rows.append(row)
     return rows
 

@@ -8,6 +8,8 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from tempogen.errors import InputFileError, MissingFileError
+
 PathLike = str | os.PathLike[str]
 
 
@@ -125,11 +127,11 @@ def _short(text: str | None, n: int = 60) -> str:
 def _load_json(path: Path) -> Any:
     """A dataset JSON file; errors name the file."""
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such file")
+        raise MissingFileError(f"{path}: no such file")
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
+        raise InputFileError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
 
 
 def _ordered(keys: Iterable[str], first: Sequence[str]) -> list[str]:
@@ -145,7 +147,7 @@ def _prediction_files(path: Path, problems: _Problems) -> list[Path]:
             problems.add(path, "no .jsonl or .json prediction files in this folder")
         return files
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: no such predictions file or folder")
+        raise MissingFileError(f"{path}: no such predictions file or folder")
     return [path]
 
 

@@ -23,6 +23,7 @@ from tempogen.builders.eval.common import (
     _response,
     _short,
 )
+from tempogen.errors import InputFileError, MissingFileError
 from tempogen.questions import TASKS, VARIATION_KEYS
 
 PathLike = str | os.PathLike[str]
@@ -34,7 +35,7 @@ def _tomato_root(dataset_dir: PathLike) -> Path:
         return root
     if (root / "tomato" / "data").is_dir():
         return root / "tomato"
-    raise FileNotFoundError(f"{root}: no TOMATO layout here (neither data/ nor tomato/data/)")
+    raise MissingFileError(f"{root}: no TOMATO layout here (neither data/ nor tomato/data/)")
 
 
 def _load_tomato(root: Path) -> dict[tuple[str, str], dict[str, Any]]:
@@ -42,11 +43,11 @@ def _load_tomato(root: Path) -> dict[tuple[str, str], dict[str, Any]]:
     entries: dict[tuple[str, str], dict[str, Any]] = {}
     files = sorted((root / "data").glob("*.json"))
     if not files:
-        raise FileNotFoundError(f"{root / 'data'}: no reasoning-type JSON files")
+        raise MissingFileError(f"{root / 'data'}: no reasoning-type JSON files")
     for path in files:
         data = _load_json(path)
         if not isinstance(data, dict):
-            raise ValueError(f"{path}: expected a JSON object keyed by question id")
+            raise InputFileError(f"{path}: expected a JSON object keyed by question id")
         for qid, entry in data.items():
             ok = (
                 isinstance(entry, dict)
@@ -55,7 +56,7 @@ def _load_tomato(root: Path) -> dict[tuple[str, str], dict[str, Any]]:
                 and 0 <= entry["answer"] < len(entry["options"])
             )
             if not ok:
-                raise ValueError(f"{path}: entry {qid!r} needs options and an answer index")
+                raise InputFileError(f"{path}: entry {qid!r} needs options and an answer index")
             entries[(path.stem, str(qid))] = entry
     return entries
 
@@ -285,7 +286,7 @@ def score_tomato(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any]
     elif pred.is_file():
         lines = _tomato_lines(pred, problems)
     else:
-        raise FileNotFoundError(f"{pred}: no such predictions file or folder")
+        raise MissingFileError(f"{pred}: no such predictions file or folder")
 
     answers: dict[str, dict[str, dict[tuple[str, str], bool]]] = defaultdict(dict)
     unparsable: dict[tuple[str, str], int] = defaultdict(int)

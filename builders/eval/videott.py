@@ -22,6 +22,7 @@ from tempogen.builders.eval.common import (
     _response,
     _short,
 )
+from tempogen.errors import InputFileError
 
 PathLike = str | os.PathLike[str]
 
@@ -39,7 +40,7 @@ def _mc_answer(q: dict[str, Any], where: str) -> int:
     as an index, a letter, or the option's text."""
     options = q.get("options")
     if not isinstance(options, list) or not options:
-        raise ValueError(f"{where}: a multiple_choice question needs a list of options")
+        raise InputFileError(f"{where}: a multiple_choice question needs a list of options")
     index = q.get("answer_index")  # builders/videott.py writes answer_index and answer text
     if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(options):
         return index
@@ -55,7 +56,7 @@ def _mc_answer(q: dict[str, Any], where: str) -> int:
         hits = [i for i, o in enumerate(options) if normalize_text(str(o)) == norm]
         if len(hits) == 1:
             return hits[0]
-    raise ValueError(f"{where}: multiple_choice answer {answer!r} names no option")
+    raise InputFileError(f"{where}: multiple_choice answer {answer!r} names no option")
 
 
 def _load_videott(root: Path) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
@@ -63,30 +64,30 @@ def _load_videott(root: Path) -> tuple[dict[str, list[str]], dict[str, dict[str,
     path = root / "videott.json" if root.is_dir() else root
     data = _load_json(path)
     if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of videos")
+        raise InputFileError(f"{path}: expected a JSON list of videos")
     videos: dict[str, list[str]] = {}
     questions: dict[str, dict[str, Any]] = {}
     for i, video in enumerate(data):
         where = f"{path}[{i}]"
         if not isinstance(video, dict) or not isinstance(video.get("questions"), list):
-            raise ValueError(f"{where}: a video needs video_id and a list of questions")
+            raise InputFileError(f"{where}: a video needs video_id and a list of questions")
         vid = str(video.get("video_id", ""))
         if not vid or vid in videos:
-            raise ValueError(f"{where}: video_id {vid!r} is missing or repeated")
+            raise InputFileError(f"{where}: video_id {vid!r} is missing or repeated")
         videos[vid] = []
         for j, q in enumerate(video["questions"]):
             qwhere = f"{where}.questions[{j}]"
             kind = _kind(q.get("kind")) if isinstance(q, dict) else None
             if kind is None:
-                raise ValueError(f"{qwhere}: kind must be one of {VIDEOTT_KINDS}")
+                raise InputFileError(f"{qwhere}: kind must be one of {VIDEOTT_KINDS}")
             qid = str(q.get("qid") or f"{vid}:{kind}")
             if qid in questions:
-                raise ValueError(f"{qwhere}: qid {qid!r} is repeated")
+                raise InputFileError(f"{qwhere}: qid {qid!r} is repeated")
             entry = dict(q, kind=kind, video_id=vid, qid=qid, task=video.get("task"))
             if kind == "multiple_choice":
                 entry["answer_index"] = _mc_answer(q, qwhere)
             elif not isinstance(q.get("answer"), str) or not q["answer"].strip():
-                raise ValueError(f"{qwhere}: an open-ended question needs an answer string")
+                raise InputFileError(f"{qwhere}: an open-ended question needs an answer string")
             questions[qid] = entry
             videos[vid].append(qid)
     return videos, questions

@@ -24,6 +24,7 @@ from tempogen.builders.eval.common import (
     _response,
     _short,
 )
+from tempogen.errors import InputFileError, MissingFileError
 
 PathLike = str | os.PathLike[str]
 
@@ -37,11 +38,11 @@ def _load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[
     """
     csv_path = root / "vinoground.csv"
     if not csv_path.is_file():
-        raise FileNotFoundError(f"{csv_path}: no such file")
+        raise MissingFileError(f"{csv_path}: no such file")
     with open(csv_path, encoding="utf-8", newline="") as f:
         rows = list(csv.reader(f))
     if not rows:
-        raise ValueError(f"{csv_path}: empty")
+        raise InputFileError(f"{csv_path}: empty")
     header = [h.strip().lower() for h in rows[0]]
     col = {name: header.index(name) for name in ("pos_cal", "neg_cal") if name in header}
     pairs: dict[str, dict[str, Any]] = {}
@@ -49,10 +50,10 @@ def _load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[
         if not any(c.strip() for c in row):
             continue
         if len(row) < 2:
-            raise ValueError(f"{csv_path}:{n}: expected index, major, minor, ...")
+            raise InputFileError(f"{csv_path}:{n}: expected index, major, minor, ...")
         index = row[0].strip()
         if index in pairs:
-            raise ValueError(f"{csv_path}:{n}: pair index {index!r} is repeated")
+            raise InputFileError(f"{csv_path}:{n}: pair index {index!r} is repeated")
         minor = row[2] if len(row) > 2 else ""
         pairs[index] = {
             "major": row[1].strip(),
@@ -68,18 +69,20 @@ def _load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[
         path = root / f"vinoground_{kind}score.json"
         data = _load_json(path)
         if not isinstance(data, list):
-            raise ValueError(f"{path}: expected a JSON list of questions")
+            raise InputFileError(f"{path}: expected a JSON list of questions")
         for i, q in enumerate(data):
             idx = q.get("idx") if isinstance(q, dict) else None
             m = re.fullmatch(r"(.+)_(pos|neg)", str(idx)) if idx is not None else None
             gt = str(q.get("GT", "")).strip().upper() if isinstance(q, dict) else ""
             if m is None or gt not in ("A", "B"):
-                raise ValueError(f"{path}[{i}]: needs idx '{{i}}_pos' / '{{i}}_neg' and GT A or B")
+                raise InputFileError(
+                    f"{path}[{i}]: needs idx '{{i}}_pos' / '{{i}}_neg' and GT A or B"
+                )
             pair, side = m.groups()
             if pair not in pairs:
-                raise ValueError(f"{path}[{i}]: pair {pair!r} is not in {csv_path.name}")
+                raise InputFileError(f"{path}[{i}]: pair {pair!r} is not in {csv_path.name}")
             if (kind, str(idx)) in questions:
-                raise ValueError(f"{path}[{i}]: idx {idx!r} is repeated")
+                raise InputFileError(f"{path}[{i}]: idx {idx!r} is repeated")
             g = "AB".index(gt)
             if kind == "video":
                 options = list(VINO_VIDEO_OPTIONS)
@@ -96,7 +99,7 @@ def _load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[
             if (kind, f"{pair}_{side}") not in questions
         ]
         if missing:
-            raise ValueError(f"{root}: pair {pair!r} lacks question(s) {missing}")
+            raise InputFileError(f"{root}: pair {pair!r} lacks question(s) {missing}")
     return pairs, questions
 
 
@@ -142,7 +145,7 @@ def _vino_lines(
         files = [Path(p) for p in predictions]
         for p in files:
             if not p.is_file():
-                raise FileNotFoundError(f"{p}: no such predictions file")
+                raise MissingFileError(f"{p}: no such predictions file")
         root = Path(os.path.commonpath([p.parent for p in files])) if files else Path(".")
     for path in files:
         kind = _vino_kind(path.name)

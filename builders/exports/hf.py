@@ -20,6 +20,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from tempogen import __version__
+from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import atomic_path, dumps, write_text
 from tempogen.questions import VARIATION_KEYS
 from tempogen.video import place_video
@@ -86,7 +87,7 @@ def _safe_id(row_id: Any) -> str:
         or row_id in (".", "..")
         or any(c in row_id for c in "/\\\0")
     ):
-        raise ValueError(f"row {row_id!r}: field 'id' must be a plain file name")
+        raise InputFileError(f"row {row_id!r}: field 'id' must be a plain file name")
     return row_id
 
 
@@ -99,13 +100,13 @@ def flatten(row: dict[str, Any], video: str) -> dict[str, Any]:
     rid = row.get("id", "<no id>")
     for f in ("id", "question", "options", "answer"):
         if f not in row:
-            raise ValueError(f"row {rid!r}: missing field {f!r}")
+            raise InputFileError(f"row {rid!r}: missing field {f!r}")
     options = row["options"]
     if not isinstance(options, list) or not all(isinstance(o, str) for o in options):
-        raise ValueError(f"row {rid!r}: field 'options' must be a list of strings")
+        raise InputFileError(f"row {rid!r}: field 'options' must be a list of strings")
     answer = row["answer"]
     if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(options):
-        raise ValueError(f"row {rid!r}: field 'answer' {answer!r} is not an index into options")
+        raise InputFileError(f"row {rid!r}: field 'answer' {answer!r} is not an index into options")
     variation = row.get("variation") or {}
     return {
         "id": row["id"],
@@ -277,13 +278,13 @@ def export_hf(
     for row in rows:
         rid = _safe_id(row.get("id"))
         if rid in seen:
-            raise ValueError(f"row {rid!r}: field 'id' is duplicated")
+            raise InputFileError(f"row {rid!r}: field 'id' is duplicated")
         seen.add(rid)
         if "video" not in row:
-            raise ValueError(f"row {rid!r}: missing field 'video'")
+            raise InputFileError(f"row {rid!r}: missing field 'video'")
         src = base / row["video"]
         if not src.is_file():
-            raise FileNotFoundError(f"row {rid!r}: field 'video': no such file {src}")
+            raise MissingFileError(f"row {rid!r}: field 'video': no such file {src}")
         if link_videos:
             video = f"videos/{rid}.mp4"
             jobs.append((src, out / video, row.get("video_sha256")))

@@ -15,6 +15,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import write_text
 from tempogen.questions import TASKS, VARIATION_KEYS
 from tempogen.video import VideoError, place_video
@@ -35,11 +36,11 @@ REQUIRED_FIELDS = (
 def _safe_component(row_id: Any, field: str, value: Any) -> str:
     """A value used as a file or folder name must be one plain path component."""
     if not isinstance(value, str) or not value or value in (".", "..") or "/" in value:
-        raise ValueError(
+        raise InputFileError(
             f"row {row_id!r}: field {field!r} must be a plain file name, got {value!r}"
         )
     if "\\" in value or "\0" in value:
-        raise ValueError(
+        raise InputFileError(
             f"row {row_id!r}: field {field!r} must be a plain file name, got {value!r}"
         )
     return value
@@ -50,36 +51,38 @@ def _entry(row: dict[str, Any]) -> dict[str, Any]:
     row_id = row.get("id", "<no id>")
     missing = [f for f in REQUIRED_FIELDS if f not in row]
     if missing:
-        raise ValueError(f"row {row_id!r}: missing field(s) {missing}")
+        raise InputFileError(f"row {row_id!r}: missing field(s) {missing}")
     key = _safe_component(row_id, "id", row["id"])
     if row["task"] not in TASKS:
-        raise ValueError(
+        raise InputFileError(
             f"row {key!r}: field 'task' has unknown value {row['task']!r}; expected one of {TASKS}"
         )
     _safe_component(key, "demonstration_type", row["demonstration_type"])
     options = row["options"]
     if not isinstance(options, list) or not options or not all(isinstance(o, str) for o in options):
-        raise ValueError(f"row {key!r}: field 'options' must be a non-empty list of strings")
+        raise InputFileError(f"row {key!r}: field 'options' must be a non-empty list of strings")
     answer = row["answer"]
     if isinstance(answer, bool) or not isinstance(answer, int):
-        raise ValueError(f"row {key!r}: field 'answer' must be an int index, got {answer!r}")
+        raise InputFileError(f"row {key!r}: field 'answer' must be an int index, got {answer!r}")
     if not 0 <= answer < len(options):
-        raise ValueError(
+        raise InputFileError(
             f"row {key!r}: field 'answer' index {answer} is out of range for {len(options)} options"
         )
     if "answer_text" in row and row["answer_text"] != options[answer]:
-        raise ValueError(
+        raise InputFileError(
             f"row {key!r}: field 'answer_text' {row['answer_text']!r} is not options[{answer}] "
             f"{options[answer]!r}"
         )
     variation = row["variation"]
     if not isinstance(variation, dict) or set(variation) != set(VARIATION_KEYS):
-        raise ValueError(
+        raise InputFileError(
             f"row {key!r}: field 'variation' must have exactly the keys {VARIATION_KEYS}, "
             f"got {variation!r}"
         )
     if any(variation[k] not in (0, 1) for k in VARIATION_KEYS):
-        raise ValueError(f"row {key!r}: field 'variation' values must be 0 or 1, got {variation!r}")
+        raise InputFileError(
+            f"row {key!r}: field 'variation' values must be 0 or 1, got {variation!r}"
+        )
     return {
         "question": str(row["question"]),
         "options": list(options),
@@ -115,11 +118,13 @@ def export_tomato(rows: list[dict], manifest_dir: Path, out_dir: Path) -> dict[s
         entry = _entry(row)
         key = entry["key"]
         if key in seen:
-            raise ValueError(f"row {key!r}: field 'id' is duplicated (video names must be unique)")
+            raise InputFileError(
+                f"row {key!r}: field 'id' is duplicated (video names must be unique)"
+            )
         seen[key] = row["task"]
         src = manifest_dir / row["video"]
         if not src.is_file():
-            raise FileNotFoundError(f"row {key!r}: field 'video': no such file {src}")
+            raise MissingFileError(f"row {key!r}: field 'video': no such file {src}")
         bucket = per_type[row["task"]]
         bucket[str(len(bucket))] = entry
         dst = out_dir / "videos" / entry["demonstration_type"] / f"{key}.mp4"
@@ -136,16 +141,16 @@ def _read_data(path: Path) -> dict[str, dict[str, Any]]:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc.msg}") from exc
+        raise InputFileError(f"{path}: not valid JSON: {exc.msg}") from exc
     if not isinstance(data, dict):
-        raise ValueError(f"{path}: expected a JSON object keyed by question id")
+        raise InputFileError(f"{path}: expected a JSON object keyed by question id")
     return data
 
 
 def _read_all_frames(path: Path) -> list[np.ndarray]:
     """Decode every frame with ``cv2.VideoCapture`` until ``read`` fails, as TOMATO does."""
     if not path.is_file():
-        raise FileNotFoundError(f"{path}: video listed in TOMATO data is missing")
+        raise MissingFileError(f"{path}: video listed in TOMATO data is missing")
     cap = cv2.VideoCapture(str(path))
     frames: list[np.ndarray] = []
     try:
@@ -172,7 +177,7 @@ def read_tomato(out_dir: Path, num_frames: int = 16) -> Iterator[dict]:
     files = [(t, out_dir / "data" / f"{t}.json") for t in TASKS]
     files = [(t, p) for t, p in files if p.is_file()]
     if not files:
-        raise FileNotFoundError(f"{out_dir / 'data'}: no TOMATO reasoning-type JSON files")
+        raise MissingFileError(f"{out_dir / 'data'}: no TOMATO reasoning-type JSON files")
     for reasoning_type, data_path in files:
         data = _read_data(data_path)
         for qid, entry in data.items():

@@ -27,6 +27,7 @@ from tempogen.builders.exports.videott.text import (
     _uniq,
     has_states,
 )
+from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import write_json
 from tempogen.labels import Labels
 from tempogen.questions import answer_key, describe
@@ -124,7 +125,7 @@ def _multiple_choice(ctx: _Ctx) -> dict[str, Any]:
     options = [str(o) for o in row["options"]]
     i = int(row["answer"])
     if not 0 <= i < len(options):
-        raise ValueError(f"row {ctx.id!r}: answer index {i} out of range")
+        raise InputFileError(f"row {ctx.id!r}: answer index {i} out of range")
     letter = chr(ord("A") + i)
     return {
         "qid": f"{ctx.id}/multiple_choice",
@@ -145,7 +146,7 @@ def question_set(row: dict[str, Any]) -> dict[str, Any]:
     its answer key.
     """
     if not has_states(row):
-        raise ValueError(
+        raise InputFileError(
             f"row {row.get('id', '?')!r}: no per-frame states (labels.tracks); a Video-TT "
             "question set needs them"
         )
@@ -199,7 +200,7 @@ def export_videott(
             continue
         entry = question_set(row)
         if entry["video_id"] in seen:
-            raise ValueError(f"row {entry['video_id']!r}: duplicated id")
+            raise InputFileError(f"row {entry['video_id']!r}: duplicated id")
         seen.add(entry["video_id"])
         rel = os.path.relpath(os.path.abspath(base / row["video"]), os.path.abspath(out))
         entries.append({"video_id": entry["video_id"], "video": Path(rel).as_posix(), **entry})
@@ -219,36 +220,38 @@ QUESTION_FIELDS = {"qid": str, "kind": str, "question": str, "answer": str, "acc
 
 def _check_entry(entry: Any, where: str, base: Path, check_videos: bool) -> None:
     if not isinstance(entry, dict):
-        raise ValueError(f"{where}: expected an object, got {type(entry).__name__}")
+        raise InputFileError(f"{where}: expected an object, got {type(entry).__name__}")
     for k, typ in ENTRY_FIELDS.items():
         if not isinstance(entry.get(k), typ):
-            raise ValueError(f"{where}: field {k!r} must be a {typ.__name__}, got {entry.get(k)!r}")
+            raise InputFileError(
+                f"{where}: field {k!r} must be a {typ.__name__}, got {entry.get(k)!r}"
+            )
     vid = entry["video_id"]
     bad = [f for f in entry["complexity_factors"] if f not in FACTORS]
     if bad:
-        raise ValueError(f"{where}: unknown complexity factor(s) {bad}; known: {FACTORS}")
+        raise InputFileError(f"{where}: unknown complexity factor(s) {bad}; known: {FACTORS}")
     kinds = [q.get("kind") if isinstance(q, dict) else None for q in entry["questions"]]
     if kinds != list(KINDS):
-        raise ValueError(f"{where}: questions must be {list(KINDS)} in order, got {kinds}")
+        raise InputFileError(f"{where}: questions must be {list(KINDS)} in order, got {kinds}")
     for q in entry["questions"]:
         qw = f"{where}: question {q['kind']!r}"
         for k, typ in QUESTION_FIELDS.items():
             if not isinstance(q.get(k), typ) or (typ is str and not q[k]):
-                raise ValueError(f"{qw}: field {k!r} must be a non-empty {typ.__name__}")
+                raise InputFileError(f"{qw}: field {k!r} must be a non-empty {typ.__name__}")
         if q["qid"] != f"{vid}/{q['kind']}":
-            raise ValueError(f"{qw}: qid {q['qid']!r} must be {vid + '/' + q['kind']!r}")
+            raise InputFileError(f"{qw}: qid {q['qid']!r} must be {vid + '/' + q['kind']!r}")
         if not q["accepted"] or not all(isinstance(a, str) for a in q["accepted"]):
-            raise ValueError(f"{qw}: 'accepted' must be a non-empty list of strings")
+            raise InputFileError(f"{qw}: 'accepted' must be a non-empty list of strings")
         if q["kind"] == "multiple_choice":
             opts, i = q.get("options"), q.get("answer_index")
             if not isinstance(opts, list) or len(opts) < 2:
-                raise ValueError(f"{qw}: 'options' must list at least two strings")
+                raise InputFileError(f"{qw}: 'options' must list at least two strings")
             if isinstance(i, bool) or not isinstance(i, int) or not 0 <= i < len(opts):
-                raise ValueError(f"{qw}: 'answer_index' {i!r} is not an index into options")
+                raise InputFileError(f"{qw}: 'answer_index' {i!r} is not an index into options")
             if opts[i] != q["answer"]:
-                raise ValueError(f"{qw}: answer {q['answer']!r} is not options[{i}]")
+                raise InputFileError(f"{qw}: answer {q['answer']!r} is not options[{i}]")
     if check_videos and not (base / entry["video"]).is_file():
-        raise FileNotFoundError(f"{where}: video {entry['video']!r} not found under {base}")
+        raise MissingFileError(f"{where}: video {entry['video']!r} not found under {base}")
 
 
 def read_videott(path: str | os.PathLike[str], check_videos: bool = False) -> list[dict[str, Any]]:
@@ -260,15 +263,15 @@ def read_videott(path: str | os.PathLike[str], check_videos: bool = False) -> li
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as exc:
-        raise ValueError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
+        raise InputFileError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
     if not isinstance(data, list):
-        raise ValueError(f"{path}: expected a JSON list of question sets")
+        raise InputFileError(f"{path}: expected a JSON list of question sets")
     seen: set[str] = set()
     for i, entry in enumerate(data):
         vid = entry.get("video_id") if isinstance(entry, dict) else None
         where = f"{path}: entry {i}" + (f" ({vid})" if vid else "")
         _check_entry(entry, where, path.parent, check_videos)
         if vid in seen:
-            raise ValueError(f"{where}: video_id {vid!r} is duplicated")
+            raise InputFileError(f"{where}: video_id {vid!r} is duplicated")
         seen.add(vid)
     return data
