@@ -23,7 +23,7 @@ from typing import Any
 from tempogen.errors import ExternalServiceError
 from tempogen.io import content_hash, write_json
 from tempogen.retrieval.audit import suggest_categories, words
-from tempogen.retrieval.captions import CaptionPair
+from tempogen.retrieval.pairs import CaptionPair
 
 ENV_BASE_URL = "TEMPOGEN_LLM_BASE_URL"
 ENV_API_KEY = "TEMPOGEN_LLM_API_KEY"
