@@ -323,8 +323,8 @@ def motions_for(task: str) -> list[Motion]:
 
 
 def _load_builtin() -> None:
-    from tempogen.generators import patterns  # noqa: F401  (registers on import)
-
+    # The built-in patterns register when the package is imported (generators/__init__.py),
+    # so this module never imports them: the registry sits below the patterns, not beside.
     _load_entry_points()
 
 
