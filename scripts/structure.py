@@ -95,8 +95,11 @@ def measure() -> dict:
         "module_cycles": _sccs(graph),
         "part_edges": {k: sorted(v) for k, v in sorted(parts.items())},
         "part_cycles": _sccs(parts),
+        "sizes": sizes,
     }
 
 
 if __name__ == "__main__":
-    print(json.dumps(measure(), indent=1))
+    result = measure()
+    result.pop("sizes")
+    print(json.dumps(result, indent=1))
