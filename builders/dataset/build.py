@@ -11,7 +11,8 @@ from typing import Any
 
 from tempogen.config import DatasetConfig
 from tempogen.generators.build import plan, render_all
-from tempogen.io import OutputError, write_json, write_jsonl
+from tempogen.io import OutputError, write_json
+from tempogen.manifest import Row, write_manifest
 
 MANIFEST = "manifest.jsonl"
 
@@ -60,7 +61,6 @@ def build_dataset(
     from tempogen.builders.report.html import write_index
     from tempogen.builders.exports.lmms_eval import export_lmms_eval
     from tempogen.builders.report.report import write_report
-    from tempogen.manifest import read_manifest
     from tempogen.builders.exports.tomato import export_tomato
     from tempogen.builders.audit.validity import validity_report
     from tempogen.builders.exports.videott import export_videott
@@ -89,8 +89,10 @@ def build_dataset(
             bar.close()
     variants = _variants(rows, out, cfg, jobs or os.cpu_count() or 1, progress)
     rows = rows + variants
+    if cfg.plugins:  # recorded so every command reading the manifest can import them again
+        rows = [Row.from_json(r).edited(plugins=cfg.plugins).to_json() for r in rows]
     seconds = time.perf_counter() - start
-    write_jsonl(out / MANIFEST, rows)
+    write_manifest(out / MANIFEST, rows)  # every row validated against the versioned schema
     write_json(out / "config.json", cfg.to_json())
     export_tomato(rows, out, out / "tomato")
     export_videott(rows, out / "videott")
@@ -109,7 +111,6 @@ def build_dataset(
             )
         )
     write_index(rows, out / "index.html", links=links)
-    read_manifest(out / MANIFEST)  # every row must validate against the versioned schema
     validity = validity_report(rows, seed=cfg.seed)
     write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
     write_report(rows, out, validity=validity)
