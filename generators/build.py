@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tempogen import MANIFEST_SCHEMA_VERSION, __version__, observe
+from tempogen import __version__, observe
 from tempogen.config import ConfigError, DatasetConfig
 from tempogen.generators.motion import (
     MOTIONS,
@@ -34,6 +34,7 @@ from tempogen.generators.motion import (
 from tempogen.generators.render2d import Compositor, make_background
 from tempogen.io import content_hash, dumps, write_text
 from tempogen.labels import Labels
+from tempogen.manifest import Row
 from tempogen.questions import VARIATION_KEYS, choose_options, num_options, option_text
 from tempogen.video import VideoWriter, sha256_file
 
@@ -297,29 +298,28 @@ def _render_new(
         write_sheet(sheet_path, np.stack(sampled), sorted(wanted), tile_width=SHEET_TILE)
 
         cert = certify(labels)
-        row: dict[str, Any] = {
-            "schema_version": MANIFEST_SCHEMA_VERSION,
-            "id": spec.id,
-            "video": video_rel,
-            "task": spec.task,
-            "generator": spec.motion,
-            "demonstration_type": "simulated",
+        row = Row(
+            id=spec.id,
+            video=video_rel,
+            task=spec.task,
+            generator=spec.motion,
+            demonstration_type="simulated",
             **question_fields(motion, labels, spec.answer_key, opt_rng, spec.answer_pos),
-            "labels": labels_json(labels),
-            "variation": {**dict.fromkeys(VARIATION_KEYS, 0), **labels.meta.get("variation", {})},
-            "source": None,
-            "edits": [],
-            "seed": spec.seed,
-            "spec": spec.to_json(),
-            "spec_hash": spec.hash,
-            "video_sha256": sha256_file(partial),
-            "num_frames": labels.num_frames,
-            "fps": spec.fps,
-            "width": spec.width,
-            "height": spec.height,
-            "note": motion.note,
-            "certificate": certificate_json(cert),
-        }
+            labels=labels_json(labels),
+            variation={**dict.fromkeys(VARIATION_KEYS, 0), **labels.meta.get("variation", {})},
+            source=None,
+            edits=(),
+            seed=spec.seed,
+            spec=spec.to_json(),
+            spec_hash=spec.hash,
+            video_sha256=sha256_file(partial),
+            num_frames=labels.num_frames,
+            fps=spec.fps,
+            width=spec.width,
+            height=spec.height,
+            note=motion.note,
+            certificate=certificate_json(cert),
+        ).to_json()
         write_text(record_path, dumps(row) + "\n")
         os.replace(partial, video_path)
     return row

@@ -62,25 +62,29 @@ def _human_render(args: argparse.Namespace) -> int:
 def _edit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tempogen.builders.dataset.variants import Variant, edit_row
+    from tempogen.builders.dataset.variants import edit_manifest
     from tempogen.editing import load_pipelines
-    from tempogen.io import read_jsonl, write_jsonl
 
-    manifest = Path(args.manifest)
-    rows = read_jsonl(manifest)
     pipelines = load_pipelines(args.pipeline)
     out = Path(args.out)
-    written = []
-    for row in rows:
-        for name, ops in pipelines.items():
-            written.append(
-                edit_row(
-                    row, manifest.parent, Variant(name, tuple(ops)), out, require_certificate=False
-                )
-            )
-    write_jsonl(out / "manifest.jsonl", written)
+    written = edit_manifest(args.manifest, pipelines, out, plugins=args.plugins)
     print(f"wrote {len(written)} edited clips to {out} (manifest: {out / 'manifest.jsonl'})")
     return 0
+
+
+def _validate(args: argparse.Namespace) -> int:
+    from tempogen.builders.audit.validate import validate_path
+
+    checks = validate_path(args.path, plugins=args.plugins)
+    for c in checks:
+        if c.ok:
+            print(c.summary())
+        for m in c.messages():
+            print(m, file=sys.stderr)
+    bad = [c for c in checks if not c.ok]
+    if bad:
+        print(f"tempogen: error: {len(bad)} of {len(checks)} files are invalid", file=sys.stderr)
+    return 2 if bad else 0
 
 
 def _audit_verify(args: argparse.Namespace) -> int:
@@ -91,7 +95,11 @@ def _audit_verify(args: argparse.Namespace) -> int:
     bar = tqdm(unit="clip", desc="verifying from pixels", disable=args.quiet, dynamic_ncols=True)
     try:
         report = verify_manifest(
-            args.manifest, sample=args.sample, jobs=args.jobs or 1, on_done=bar.update
+            args.manifest,
+            sample=args.sample,
+            jobs=args.jobs or 1,
+            on_done=bar.update,
+            plugins=args.plugins,
         )
     finally:
         bar.close()
@@ -238,6 +246,25 @@ def _retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _module_names(text: str) -> tuple[str, ...]:
+    """``--plugins a,b.c``: module names, comma-separated."""
+    names = tuple(n.strip() for n in text.split(","))
+    for n in names:
+        if not all(part.isidentifier() for part in n.split(".")):
+            raise argparse.ArgumentTypeError(f"{n!r} is not a module name")
+    return names
+
+
+def _plugins_option(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--plugins",
+        type=_module_names,
+        default=(),
+        metavar="MOD[,MOD...]",
+        help="motion plugin modules to import first (besides those the manifest names)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tempogen", description=__doc__.split("\n")[0] if __doc__ else None
@@ -259,6 +286,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--pipeline", required=True, help="YAML: a list of ops, or variant name -> list")
     e.add_argument("--out", required=True, help="output folder for edited clips and their manifest")
+    _plugins_option(e)
     e.set_defaults(func=_edit)
     a = sub.add_parser("audit", help="check a dataset")
     asub = a.add_subparsers(dest="audit", required=True)
@@ -275,12 +303,24 @@ def build_parser() -> argparse.ArgumentParser:
     )
     v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
     v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _plugins_option(v)
     v.set_defaults(func=_audit_verify)
     va = asub.add_parser("validity", help="certificates and kappa / tau / rho of an ideal observer")
     va.add_argument("--manifest", required=True, help="manifest (JSONL) to audit")
     va.add_argument("--seed", type=int, default=0, help="seed of the shuffled and random settings")
     va.add_argument("--out", default=None, help="also write the figures as JSON here")
     va.set_defaults(func=_audit_validity)
+    vd = sub.add_parser(
+        "validate",
+        help="check a manifest, an export or a dataset folder; problems name file, line, field",
+    )
+    vd.add_argument(
+        "path",
+        help="manifest.jsonl, tomato/ (or one data/*.json), videott.json, vinoground/, hf/, "
+        "lmms_eval/, or a dataset folder (all of them)",
+    )
+    _plugins_option(vd)
+    vd.set_defaults(func=_validate)
     ev = sub.add_parser("eval", help="score model predictions against a dataset")
     ev.add_argument("benchmark", choices=["tomato", "vinoground", "videott"])
     ev.add_argument(

@@ -264,7 +264,8 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
 
 
 def import_plugins(modules: tuple[str, ...], src: str = "<config>") -> None:
-    """Import modules that register extra motion patterns (``plugins:`` in a config)."""
+    """Import modules that register extra motion patterns (``plugins:`` in a config, a
+    manifest row or ``--plugins``); ``src`` names where they were asked for."""
     import importlib
     import sys
 
@@ -274,7 +275,9 @@ def import_plugins(modules: tuple[str, ...], src: str = "<config>") -> None:
         try:
             importlib.import_module(name)
         except Exception as exc:
-            raise PluginError(f"{src}: plugins[{i}]: cannot import {name!r}: {exc}") from exc
+            missing = isinstance(exc, ModuleNotFoundError) and f"{name}.".startswith(f"{exc.name}.")
+            hint = " (run from its folder, or add that folder to PYTHONPATH)" if missing else ""
+            raise PluginError(f"{src}: plugins[{i}]: cannot import {name!r}: {exc}{hint}") from exc
 
 
 def load_config(path: str | os.PathLike[str]) -> DatasetConfig:

@@ -1,148 +1,60 @@
-"""A versioned JSON Schema of one unified-manifest row, and a validating manifest reader.
+"""The manifest row: one typed record, its versioned JSON Schema, and a validating reader/writer.
 
-``MANIFEST_SCHEMA`` (JSON Schema draft 2020-12) states the fields every row of
-``manifest.jsonl`` carries and their types; :func:`validate_row` adds the checks a schema
-cannot express (the answer indexes the options and names ``answer_text``; per-frame arrays
-agree in length). Errors name the file, the line and the JSON path of the field, so a broken
-manifest is fixed without guessing. A row without ``schema_version`` is read as the current
-version (manifests written before the field existed).
+``tempogen/schemas/manifest-row.schema.json`` (JSON Schema draft 2020-12, shipped with the
+package and loaded as ``MANIFEST_SCHEMA``) states the fields every row of ``manifest.jsonl``
+carries and their types; :func:`validate_row` adds the checks a schema cannot express (the
+answer indexes the options and names ``answer_text``; per-frame arrays agree in length).
+:class:`Row` is the record both the generator and the edit step build; :func:`write_manifest`
+validates every row before it writes. Errors name the file, the line and the JSON path of the
+field, so a broken manifest is fixed without guessing. A row without ``schema_version`` is read
+as the current version (manifests written before the field existed).
 """
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import os
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, fields
+from importlib import resources
 from typing import Any
 
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
 
 from tempogen import MANIFEST_SCHEMA_VERSION
-from tempogen.io import read_jsonl
-from tempogen.questions import TASKS, VARIATION_KEYS
+from tempogen.errors import InputFileError
+from tempogen.io import write_jsonl
 
 SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION
+SCHEMA_FILE = "schemas/manifest-row.schema.json"
 DEMONSTRATION_TYPES = ("human", "object", "simulated")
-HEX64 = "^[0-9a-f]{64}$"
-STATE_ARRAYS = ("x", "y", "angle", "scale", "visible", "lit")
 MAX_MESSAGE = 240
 
-_TRACK = {
-    "type": "object",
-    "required": ["name", "role", "shape", *STATE_ARRAYS],
-    "properties": {
-        "name": {"type": "string", "minLength": 1},
-        "role": {"type": "string"},
-        "shape": {"type": "string"},
-        "text": {"type": "string"},
-        **{k: {"type": "array", "items": {"type": "number"}} for k in STATE_ARRAYS},
-    },
-}
 
-MANIFEST_SCHEMA: dict[str, Any] = {
-    "$schema": "https://json-schema.org/draft/2020-12/schema",
-    "$id": f"https://tempogen.invalid/schema/manifest-row/{SCHEMA_VERSION}",
-    "title": "tempogen unified manifest row",
-    "description": (
-        "One question of a tempogen dataset: its clip, question, options, answer, exact labels, "
-        "TOMATO variation flags and provenance."
-    ),
-    "type": "object",
-    "required": [
-        "id",
-        "video",
-        "task",
-        "generator",
-        "demonstration_type",
-        "question",
-        "options",
-        "answer",
-        "answer_text",
-        "labels",
-        "variation",
-        "source",
-        "edits",
-        "seed",
-        "spec_hash",
-        "video_sha256",
-    ],
-    "properties": {
-        "schema_version": {"const": SCHEMA_VERSION},
-        "id": {"type": "string", "minLength": 1, "pattern": "^[^/\\\\]+$"},
-        "video": {"type": "string", "minLength": 1},
-        "task": {"enum": list(TASKS)},
-        "generator": {"type": "string", "minLength": 1},
-        "demonstration_type": {"enum": list(DEMONSTRATION_TYPES)},
-        "question": {"type": "string", "minLength": 1},
-        "options": {"type": "array", "minItems": 2, "items": {"type": "string"}},
-        "answer": {"type": "integer", "minimum": 0},
-        "answer_text": {"type": "string"},
-        "answer_key": {"type": "string"},
-        "option_keys": {"type": "array", "items": {"type": "string"}},
-        "labels": {
-            "type": "object",
-            "if": {"required": ["tracks"]},
-            "then": {
-                "required": ["width", "height", "fps", "query", "tracks"],
-                "properties": {
-                    "width": {"type": "integer", "minimum": 1},
-                    "height": {"type": "integer", "minimum": 1},
-                    "fps": {"type": "number", "exclusiveMinimum": 0},
-                    "query": {
-                        "type": "object",
-                        "required": ["fact", "objects"],
-                        "properties": {
-                            "fact": {"type": "string"},
-                            "objects": {"type": "array", "items": {"type": "string"}},
-                            "kind": {"type": "string"},
-                        },
-                    },
-                    "tracks": {"type": "array", "items": _TRACK},
-                },
-            },
-        },
-        "variation": {
-            "type": "object",
-            "required": list(VARIATION_KEYS),
-            "additionalProperties": False,
-            "properties": {k: {"enum": [0, 1]} for k in VARIATION_KEYS},
-        },
-        "source": {"type": ["string", "null"]},
-        "edits": {
-            "type": "array",
-            "items": {
-                "type": "object",
-                "required": ["op"],
-                "properties": {"op": {"type": "string", "minLength": 1}},
-            },
-        },
-        "seed": {"type": "integer", "minimum": 0},
-        "spec_hash": {"type": "string", "pattern": HEX64},
-        "spec": {"type": "object"},
-        "video_sha256": {"type": "string", "pattern": HEX64},
-        "num_frames": {"type": "integer", "minimum": 1},
-        "fps": {"type": "number", "exclusiveMinimum": 0},
-        "width": {"type": "integer", "minimum": 1},
-        "height": {"type": "integer", "minimum": 1},
-        "note": {"type": "string"},
-        "certificate": {"type": "object"},
-    },
-}
-
-
-def _without_frame_items(schema: Any) -> Any:
-    """The schema with per-frame arrays checked as arrays only: jsonschema descends into every
-    number (seconds for a dataset); their element types are checked with numpy instead."""
-    if isinstance(schema, dict):
-        if schema is _TRACK:
-            props = {
-                k: ({"type": "array"} if k in STATE_ARRAYS else v)
-                for k, v in _TRACK["properties"].items()
-            }
-            return {**_TRACK, "properties": props}
-        return {k: _without_frame_items(v) for k, v in schema.items()}
-    if isinstance(schema, list):
-        return [_without_frame_items(v) for v in schema]
+def _load_schema() -> dict[str, Any]:
+    """The shipped schema; it must be the version this code writes (a mismatch is a bug)."""
+    text = resources.files("tempogen").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
+    schema = json.loads(text)
+    version = schema["properties"]["schema_version"]["const"]
+    if version != SCHEMA_VERSION or not schema["$id"].endswith(f"/{SCHEMA_VERSION}"):
+        raise RuntimeError(f"{SCHEMA_FILE} is version {version}, tempogen writes {SCHEMA_VERSION}")
     return schema
+
+
+MANIFEST_SCHEMA: dict[str, Any] = _load_schema()
+_TRACK = MANIFEST_SCHEMA["$defs"]["track"]
+STATE_ARRAYS = tuple(k for k, v in _TRACK["properties"].items() if v.get("type") == "array")
+
+
+def _without_frame_items(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with per-frame arrays checked as arrays only: jsonschema descends into every
+    number (seconds for a dataset); their element types are checked in :func:`_extra_checks`."""
+    out = json.loads(json.dumps(schema))
+    for k in STATE_ARRAYS:
+        out["$defs"]["track"]["properties"][k] = {"type": "array"}
+    return out
 
 
 _VALIDATOR = jsonschema.Draft202012Validator(_without_frame_items(MANIFEST_SCHEMA))
@@ -222,38 +134,236 @@ def _extra_checks(row: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def validate_row(row: Any, where: str = "") -> None:
-    """Raise ``ValueError("{where}: {json path}: {problem}")`` if ``row`` is not a valid
-    manifest row of this schema version; ``where`` defaults to the row's id."""
+    """Raise :class:`InputFileError` ``"{where}: {json path}: {problem}"`` if ``row`` is not a
+    valid manifest row of this schema version; ``where`` defaults to the row's id."""
     if not where:
         rid = row.get("id") if isinstance(row, dict) else None
         where = f"row {rid!r}" if rid is not None else "row"
     if not isinstance(row, dict):
-        raise ValueError(f"{where}: expected a JSON object, got {type(row).__name__}")
+        raise InputFileError(f"{where}: expected a JSON object, got {type(row).__name__}")
     version = row.get("schema_version", SCHEMA_VERSION)
     if version != SCHEMA_VERSION:
-        raise ValueError(f"{where}: schema version {version}, this tempogen reads {SCHEMA_VERSION}")
+        raise InputFileError(
+            f"{where}: schema version {version}, this tempogen reads {SCHEMA_VERSION}"
+        )
     err = best_match(_VALIDATOR.iter_errors(row))
     if err is not None:
         path, msg = _message(err)
-        raise ValueError(f"{where}: {path}: {msg}")
+        raise InputFileError(f"{where}: {path}: {msg}")
     extra = _extra_checks(row)
     if extra is not None:
-        raise ValueError(f"{where}: {extra[0]}: {extra[1]}")
+        raise InputFileError(f"{where}: {extra[0]}: {extra[1]}")
+
+
+_LISTS = ("plugins", "options", "option_keys", "edits")  # JSON lists held as tuples
+
+
+@dataclass(frozen=True, kw_only=True)
+class Row:
+    """One manifest row: a question about one clip, its exact labels and its provenance.
+
+    Fields are the schema's, in the order rows are written; optional ones are ``None`` (or an
+    empty ``plugins``) when absent and then left out of :meth:`to_json`. ``extra`` keeps fields
+    the schema does not name, so reading and writing a row loses nothing.
+    """
+
+    schema_version: str | None = SCHEMA_VERSION
+    id: str
+    video: str
+    task: str
+    generator: str
+    plugins: tuple[str, ...] = ()
+    demonstration_type: str
+    question: str
+    options: tuple[str, ...]
+    option_keys: tuple[str, ...] | None = None
+    answer: int
+    answer_text: str
+    answer_key: str | None = None
+    labels: dict[str, Any]
+    variation: dict[str, int]
+    source: str | None
+    edits: tuple[dict[str, Any], ...]
+    seed: int
+    spec: dict[str, Any] | None = None
+    spec_hash: str
+    video_sha256: str
+    num_frames: int | None = None
+    fps: float | None = None
+    width: int | None = None
+    height: int | None = None
+    note: str | None = None
+    certificate: dict[str, Any] | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in _LISTS:  # callers pass lists; a frozen record holds tuples
+            value = getattr(self, name)
+            if isinstance(value, list):
+                object.__setattr__(self, name, tuple(value))
+
+    def to_json(self) -> dict[str, Any]:
+        """The row as written to ``manifest.jsonl`` (lists for tuples, absent fields left out)."""
+        out: dict[str, Any] = {}
+        for f in _FIELDS:
+            value = getattr(self, f)
+            if value is None and f != "source":
+                continue
+            if f == "plugins" and not value:
+                continue
+            out[f] = list(value) if f in _LISTS else value
+        out.update(self.extra)
+        return out
+
+    @classmethod
+    def from_json(cls, data: Any, where: str = "") -> Row:
+        """A validated row from its JSON object; errors name ``where`` and the field."""
+        validate_row(data, where)
+        known = {k: v for k, v in data.items() if k in _FIELDS}
+        known.setdefault("schema_version", None)  # absent stays absent when written back
+        return cls(**known, extra={k: v for k, v in data.items() if k not in _FIELDS})
+
+    def edited(self, **changes: Any) -> Row:
+        """This row with ``changes`` applied (an edited variant's row starts from its source)."""
+        return dataclasses.replace(self, **changes)
+
+
+_FIELDS = tuple(f.name for f in fields(Row) if f.name != "extra")
+
+
+def is_manifest_row(row: dict[str, Any]) -> bool:
+    """Whether a row claims to be a manifest row (it has per-frame tracks or a schema
+    version) and so must validate, rather than a user's clip record with declared facts,
+    which ``tempogen edit`` also reads."""
+    labels = row.get("labels")
+    return "schema_version" in row or (isinstance(labels, dict) and "tracks" in labels)
+
+
+def _as_json(row: Row | dict[str, Any]) -> dict[str, Any]:
+    return row.to_json() if isinstance(row, Row) else row
+
+
+def read_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, Any]]]:
+    """Each non-blank line of a JSON-lines file as (line number, object), unvalidated.
+
+    An unreadable file or a line that is not a JSON object is an :class:`InputFileError`
+    naming ``file:line``.
+    """
+    try:
+        f = open(path, encoding="utf-8")
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    out = []
+    with f:
+        try:
+            for n, text in enumerate(f, 1):
+                if not text.strip():
+                    continue
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise InputFileError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+                if not isinstance(obj, dict):
+                    raise InputFileError(
+                        f"{path}:{n}: expected a JSON object, got {type(obj).__name__}"
+                    )
+                out.append((n, obj))
+        except UnicodeDecodeError as exc:
+            raise InputFileError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    return out
+
+
+def manifest_problems(
+    lines: Sequence[tuple[int, dict[str, Any]]], path: str | os.PathLike[str]
+) -> dict[int, str]:
+    """The problem of each bad row (invalid, or an id seen before), by line number, as
+    messages ``"{path}:{line}: {field}: {problem}"``; empty when every row is valid."""
+    problems: dict[int, str] = {}
+    first: dict[str, int] = {}
+    for n, row in lines:
+        where = f"{path}:{n}"
+        try:
+            validate_row(row, where)
+        except InputFileError as exc:
+            problems[n] = str(exc)
+            continue
+        if row["id"] in first:
+            problems[n] = f"{where}: id: {row['id']!r} duplicates line {first[row['id']]}"
+        else:
+            first[row["id"]] = n
+    return problems
 
 
 def read_manifest(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """Read ``manifest.jsonl``, validating every row; errors name ``file:line`` and the field.
 
-    Also refuses duplicated ids and rows of another schema version.
+    Also refuses duplicated ids and rows of another schema version. The first problem raises
+    :class:`InputFileError`.
     """
-    rows = read_jsonl(path)  # JSON errors: "{path}:{line}: not valid JSON: ..."
-    with open(path, encoding="utf-8") as f:
-        lines = [n for n, text in enumerate(f, 1) if text.strip()]
-    first: dict[str, int] = {}
-    for row, n in zip(rows, lines):
-        where = f"{path}:{n}"
-        validate_row(row, where)
-        if row["id"] in first:
-            raise ValueError(f"{where}: id: {row['id']!r} duplicates line {first[row['id']]}")
-        first[row["id"]] = n
-    return rows
+    lines = read_lines(path)
+    problems = manifest_problems(lines, path)
+    if problems:
+        raise InputFileError(next(iter(problems.values())))
+    return [row for _, row in lines]
+
+
+def write_manifest(path: str | os.PathLike[str], rows: Iterable[Row | dict[str, Any]]) -> None:
+    """Validate every row (as ``path:line``), then write ``manifest.jsonl`` atomically.
+
+    Nothing is written when a row is invalid or an id repeats: the first problem raises
+    :class:`InputFileError` naming the line it would have had and the field.
+    """
+    out = [_as_json(r) for r in rows]
+    problems = manifest_problems(list(enumerate(out, 1)), path)
+    if problems:
+        raise InputFileError(next(iter(problems.values())))
+    write_jsonl(path, out)
+
+
+def row_plugins(row: dict[str, Any], where: str) -> tuple[str, ...]:
+    """The plugin modules a row names (none when absent); a malformed field names ``where``."""
+    names = row.get("plugins", [])
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise InputFileError(f"{where}: plugins: expected a list of module names, got {names!r}")
+    return tuple(names)
+
+
+def import_manifest_plugins(
+    lines: Sequence[tuple[int, dict[str, Any]]],
+    path: str | os.PathLike[str],
+    extra: Sequence[str] = (),
+) -> tuple[str, ...]:
+    """Import ``extra`` (``--plugins``) and every plugin the rows name; return them in order.
+
+    A module that cannot be imported is a :class:`PluginError` naming it and the first line
+    that asked for it (``m.jsonl:3: plugins[0]: cannot import 'zig': ...``).
+    """
+    from tempogen.config import import_plugins
+
+    if extra:
+        import_plugins(tuple(extra), "--plugins")
+    done: dict[str, None] = dict.fromkeys(extra)
+    for n, row in lines:
+        names = row_plugins(row, f"{path}:{n}")
+        if any(name not in done for name in names):
+            import_plugins(names, f"{path}:{n}")
+            done.update(dict.fromkeys(names))
+    return tuple(done)
+
+
+__all__ = [
+    "DEMONSTRATION_TYPES",
+    "MANIFEST_SCHEMA",
+    "SCHEMA_VERSION",
+    "STATE_ARRAYS",
+    "Row",
+    "import_manifest_plugins",
+    "is_manifest_row",
+    "json_path",
+    "manifest_problems",
+    "read_lines",
+    "read_manifest",
+    "row_plugins",
+    "validate_row",
+    "write_manifest",
+]

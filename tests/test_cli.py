@@ -59,6 +59,33 @@ def test_help():
     assert proc.returncode == 0 and "--config" in proc.stdout and "--jobs" in proc.stdout
 
 
+def test_validate_and_plugins_options_are_listed():
+    proc = cli("validate", "--help")
+    assert proc.returncode == 0 and "--plugins" in proc.stdout and "lmms_eval/" in proc.stdout
+    for cmd in (["edit"], ["audit", "verify"]):
+        proc = cli(*cmd, "--help")
+        assert proc.returncode == 0 and "--plugins MOD[,MOD...]" in proc.stdout, cmd
+
+
+def test_plugins_must_be_module_names(tmp_path):
+    proc = cli("validate", str(tmp_path), "--plugins", "ok_mod,not a module")
+    assert proc.returncode == 2
+    assert "argument --plugins: 'not a module' is not a module name" in proc.stderr
+
+
+def test_a_broken_manifest_is_one_line_naming_file_line_and_field(tmp_path):
+    manifest = write(tmp_path / "m.jsonl", '{"id": "a", "video": "a.mp4"}\n{oops\n')
+    one_line_error(
+        cli("audit", "verify", "--manifest", str(manifest), "-q"),
+        f"{manifest}:2: not valid JSON",
+    )
+    short = write(tmp_path / "short.jsonl", '{"id": "a", "video": "a.mp4"}\n')
+    one_line_error(
+        cli("audit", "validity", "--manifest", str(short)),
+        f"{short}:1: task: required field is missing",
+    )
+
+
 def test_motions_lists_every_task():
     proc = subprocess.run([str(SCRIPT), "motions"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr

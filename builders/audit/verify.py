@@ -10,7 +10,7 @@ where an invisible floor line lies. Every position, turn and lit state comes fro
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,8 +18,8 @@ from typing import Any
 from tempogen import observe
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import pixel_states_3d
-from tempogen.generators.motion import SAMPLES, get_motion
-from tempogen.io import read_jsonl
+from tempogen.builders.dataset.reading import open_manifest, row_motion
+from tempogen.generators.motion import SAMPLES
 from tempogen.labels import Labels
 from tempogen.questions import answer_key
 from tempogen.video import VideoError, read_video
@@ -45,7 +45,7 @@ def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
     if "tracks" not in labels_json:
         return None
     labels = Labels.from_json(labels_json)
-    motion = get_motion(row["generator"])
+    motion = row_motion(row, f"row {row.get('id')!r}")
     fact = motion.fact
     idx = observe.uniform_indices(labels.num_frames, SAMPLES)
     try:
@@ -97,10 +97,15 @@ def verify_manifest(
     sample: int | None = None,
     jobs: int = 1,
     on_done: Callable[[], None] | None = None,
+    plugins: Sequence[str] = (),
 ) -> Report:
-    """Verify every row of a manifest (or an evenly spread ``sample`` of them)."""
+    """Verify every row of a manifest (or an evenly spread ``sample`` of them).
+
+    The motion plugins the rows name (and ``plugins``) are imported first; a missing one, or a
+    row whose pattern nobody registers, is an error naming the manifest line.
+    """
     path = Path(path)
-    rows = read_jsonl(path)
+    rows = open_manifest(path, plugins).rows
     if sample is not None and sample < len(rows):
         step = len(rows) / sample
         rows = [rows[int(i * step)] for i in range(sample)]

@@ -11,7 +11,8 @@ from typing import Any
 
 from tempogen.config import DatasetConfig
 from tempogen.generators.build import plan, render_all
-from tempogen.io import OutputError, write_json, write_jsonl
+from tempogen.io import OutputError, write_json
+from tempogen.manifest import Row, write_manifest
 
 MANIFEST = "manifest.jsonl"
 
@@ -59,7 +60,6 @@ def build_dataset(
     from tempogen.builders.exports import all_exports
     from tempogen.builders.report.html import write_index
     from tempogen.builders.report.report import write_report
-    from tempogen.manifest import read_manifest
     from tempogen.builders.audit.validity import validity_report
     from tempogen.builders.exports.vinoground import build_vinoground
 
@@ -86,8 +86,10 @@ def build_dataset(
             bar.close()
     variants = _variants(rows, out, cfg, jobs or os.cpu_count() or 1, progress)
     rows = rows + variants
+    if cfg.plugins:  # recorded so every command reading the manifest can import them again
+        rows = [Row.from_json(r).edited(plugins=cfg.plugins).to_json() for r in rows]
     seconds = time.perf_counter() - start
-    write_jsonl(out / MANIFEST, rows)
+    write_manifest(out / MANIFEST, rows)  # every row validated against the versioned schema
     write_json(out / "config.json", cfg.to_json())
     for export in all_exports():
         export(rows, out)
@@ -104,7 +106,6 @@ def build_dataset(
             )
         )
     write_index(rows, out / "index.html", links=links)
-    read_manifest(out / MANIFEST)  # every row must validate against the versioned schema
     validity = validity_report(rows, seed=cfg.seed)
     write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
     write_report(rows, out, validity=validity)

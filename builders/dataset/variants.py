@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -27,9 +27,11 @@ from tempogen.generators.build import (
     labels_json,
     reusable_record,
 )
-from tempogen.generators.motion import SAMPLES, certify, get_motion
-from tempogen.io import content_hash, dumps, write_text
+from tempogen.builders.dataset.reading import needs_motion, open_manifest, row_motion
+from tempogen.generators.motion import SAMPLES, Motion, certify
+from tempogen.io import content_hash, dumps, write_jsonl, write_text
 from tempogen.labels import Labels, Query
+from tempogen.manifest import Row, is_manifest_row, validate_row, write_manifest
 from tempogen.questions import VARIATION_KEYS, answer_key, choose_options, option_text
 from tempogen.video import sha256_file
 
@@ -102,10 +104,12 @@ def load_clip(row: dict[str, Any], manifest_dir: Path) -> Clip:
     return Clip.from_video(video, facts=normalise_facts(labels, where))
 
 
-def _question_fields(row: dict[str, Any], clip: Clip, rng: np.random.Generator) -> dict[str, Any]:
-    """Question and options rewritten from the edited clip's answer."""
-    if clip.labels is not None:
-        motion = get_motion(row["generator"])
+def _question_fields(
+    row: dict[str, Any], clip: Clip, rng: np.random.Generator, motion: Motion | None
+) -> dict[str, Any]:
+    """Question and options rewritten from the edited clip's answer (``motion``: the source
+    row's pattern, for clips with per-frame labels)."""
+    if clip.labels is not None and motion is not None:
         fact = motion.fact
         value = observe.answer(clip.labels)
         if value is None:
@@ -136,6 +140,18 @@ def _question_fields(row: dict[str, Any], clip: Clip, rng: np.random.Generator) 
     }
 
 
+def edited_row(source: Row | dict[str, Any], /, **changes: Any) -> dict[str, Any]:
+    """The row of an edited clip: the source row with ``changes`` (``None`` drops a field).
+
+    A manifest row (a :class:`Row`) gives a manifest row again; a user's clip record (a dict)
+    keeps its own fields, as given, with the changes on top.
+    """
+    if isinstance(source, Row):
+        return source.edited(**changes).to_json()
+    kept = {k: v for k, v in source.items() if k not in changes}
+    return {**kept, **{k: v for k, v in changes.items() if v is not None}}
+
+
 def edit_row(
     row: dict[str, Any],
     manifest_dir: Path,
@@ -151,6 +167,9 @@ def edit_row(
     """
     from tempogen.sheets import sheet_from_video
 
+    where = f"row {row.get('id')!r}"
+    source = Row.from_json(row, where) if is_manifest_row(row) else row
+    motion = row_motion(row, where) if needs_motion(row) else None
     vid = f"{row['id']}~{variant.name}"
     spec = {
         "source": row.get("spec_hash") or row.get("video_sha256"),
@@ -165,16 +184,16 @@ def edit_row(
         return cached
     clip = variant.apply(load_clip(row, manifest_dir))
     cert = None
-    if clip.labels is not None:
+    if clip.labels is not None and motion is not None:  # per-frame labels: certify the answer
         cert = certify(clip.labels)
-        fact = get_motion(row["generator"]).fact
+        fact = motion.fact
         if require_certificate and not cert.ok(
             fact, answer_key(fact, cert.full) if cert.full is not None else ""
         ):
             raise VariantRejected(f"{vid}: not answerable from {SAMPLES} frames: {cert}")
     rng = np.random.default_rng(int(spec_hash[:12], 16))
     try:
-        q = _question_fields(row, clip, rng)
+        q = _question_fields(row, clip, rng, motion)
     except ValueError as exc:
         raise VariantRejected(f"{vid}: {exc}") from exc
     # as in generation: the video takes its final name only after its record is written
@@ -186,29 +205,58 @@ def edit_row(
         flags.update({k: int(v) for k, v in (row.get("variation") or {}).items() if k in flags})
         for v in clip.variation:
             flags[v] = 1
-        new_labels = labels_json(clip.labels) if clip.labels is not None else clip.facts
-        new = {
-            **{k: v for k, v in row.items() if k not in ("certificate",)},
+        new = edited_row(
+            source,
             **q,
-            "id": vid,
-            "video": video_rel,
-            "labels": new_labels,
-            "variation": flags,
-            "source": row["id"],
-            "edits": list(row.get("edits") or []) + variant.describe(),
-            "spec": spec,
-            "spec_hash": spec_hash,
-            "video_sha256": sha256_file(partial),
-            "num_frames": clip.num_frames,
-            "fps": clip.fps,
-            "width": clip.size[0],
-            "height": clip.size[1],
-        }
-        if cert is not None:
-            new["certificate"] = certificate_json(cert)
+            id=vid,
+            video=video_rel,
+            labels=labels_json(clip.labels) if clip.labels is not None else clip.facts,
+            variation=flags,
+            source=row["id"],
+            edits=list(row.get("edits") or []) + variant.describe(),
+            spec=spec,
+            spec_hash=spec_hash,
+            video_sha256=sha256_file(partial),
+            num_frames=clip.num_frames,
+            fps=clip.fps,
+            width=clip.size[0],
+            height=clip.size[1],
+            certificate=certificate_json(cert) if cert is not None else None,
+        )
         write_text(record, dumps(new) + "\n")
         os.replace(partial, out_dir / video_rel)
     return new
+
+
+def edit_manifest(
+    manifest: str | os.PathLike[str],
+    pipelines: Mapping[str, Sequence[Op]],
+    out_dir: str | os.PathLike[str],
+    plugins: Sequence[str] = (),
+) -> list[dict[str, Any]]:
+    """Apply every named pipeline to every row of a manifest (``tempogen edit``); write the
+    edited clips and ``out_dir/manifest.jsonl``; return the new rows.
+
+    The motion plugins the rows name (and ``plugins``) are imported first. Edits of manifest
+    rows are manifest rows again and are validated before the manifest is written; users' clip
+    records (declared facts) stay records.
+    """
+    opened = open_manifest(manifest, plugins, validate=True)
+    out = Path(out_dir)
+    written = [
+        edit_row(row, opened.path.parent, Variant(name, tuple(ops)), out, require_certificate=False)
+        for row in opened.rows
+        for name, ops in pipelines.items()
+    ]
+    path = out / "manifest.jsonl"
+    if all(is_manifest_row(r) for r in written):
+        write_manifest(path, written)
+    else:
+        for n, r in enumerate(written, 1):
+            if is_manifest_row(r):
+                validate_row(r, f"{path}:{n}")
+        write_jsonl(path, written)
+    return written
 
 
 def default_variants() -> list[Variant]:

@@ -306,3 +306,68 @@ def export_hf(
             config = None
     write_text(out / "README.md", dataset_card(records, config))
     return out
+
+
+def _record_problem(rec: dict[str, Any], base: Path) -> tuple[str, str] | None:
+    """The first problem of one Parquet record as (column, message), or None."""
+    try:
+        _safe_id(rec["id"])
+    except ValueError:
+        return "id", f"must be a plain file name, got {rec['id']!r}"
+    for col in ("video", "question"):
+        if not isinstance(rec[col], str) or not rec[col]:
+            return col, f"expected a non-empty string, got {rec[col]!r}"
+    options, answer = rec["options"], rec["answer"]
+    if not options or len(options) < 2 or any(o is None for o in options):
+        return "options", f"expected at least 2 strings, got {options!r}"
+    if answer is None or not 0 <= answer < len(options):
+        return "answer", f"{answer!r} is not an index into {len(options)} options"
+    if rec["answer_text"] != options[answer]:
+        return "answer_text", f"{rec['answer_text']!r} is not options[{answer}] {options[answer]!r}"
+    variation = rec["variation"] or {}
+    for k in VARIATION_KEYS:
+        if variation.get(k) not in (0, 1):
+            return f"variation.{k}", f"expected 0 or 1, got {variation.get(k)!r}"
+    for col in ("edits", "labels", "certificate"):
+        if rec[col] is not None:
+            try:
+                json.loads(rec[col])
+            except json.JSONDecodeError as exc:
+                return col, f"not valid JSON: {exc.msg}"
+    if not (base / rec["video"]).is_file():
+        return "video", f"no such file {base / rec['video']}"
+    return None
+
+
+def check_hf(out_dir: str | os.PathLike[str]) -> tuple[int, list[str]]:
+    """Check an exported folder: ``data/test.parquet`` has :data:`SCHEMA`'s columns and types,
+    every record is a sound question whose video exists, and ``README.md`` is there.
+
+    Returns (records, problems); each problem names the file, the record and the column.
+    """
+    out = Path(out_dir)
+    path = out / DATA_FILE
+    try:
+        table = pq.read_table(path)
+    except (OSError, pa.ArrowException) as exc:
+        return 0, [f"{path}: cannot read as Parquet: {exc}"]
+    problems = []
+    for fld in SCHEMA:
+        if fld.name not in table.schema.names:
+            problems.append(f"{path}: column {fld.name}: missing")
+        elif not table.schema.field(fld.name).type.equals(fld.type):
+            got = table.schema.field(fld.name).type
+            problems.append(f"{path}: column {fld.name}: type {got}, expected {fld.type}")
+    if problems:
+        return table.num_rows, problems
+    seen: dict[str, int] = {}
+    for i, rec in enumerate(table.to_pylist()):
+        bad = _record_problem(rec, out)
+        if bad is None and rec["id"] in seen:
+            bad = ("id", f"{rec['id']!r} repeats record {seen[rec['id']]}")
+        if bad is not None:
+            problems.append(f"{path}: record {i} (id {rec['id']!r}): {bad[0]}: {bad[1]}")
+        seen.setdefault(rec["id"], i)
+    if not (out / "README.md").is_file():
+        problems.append(f"{out / 'README.md'}: missing (the dataset card)")
+    return table.num_rows, problems

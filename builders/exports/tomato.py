@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -30,6 +32,18 @@ REQUIRED_FIELDS = (
     "options",
     "answer",
     "variation",
+)
+# The fields of one TOMATO entry, as TOMATO's evaluator reads them.
+ENTRY_FIELDS = (
+    "question",
+    "options",
+    "answer",
+    "key",
+    "video_source_url",
+    "motion_type",
+    "variation",
+    "demonstration_type",
+    "note",
 )
 
 
@@ -194,3 +208,95 @@ def read_tomato(out_dir: Path, num_frames: int = 16) -> Iterator[dict]:
                 "answer": entry["answer"],
                 "frames": sampled,
             }
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """Line of each top-level key in a ``data/*.json`` written with ``indent=2``."""
+    out: dict[str, int] = {}
+    for n, line in enumerate(text.splitlines(), 1):
+        m = re.match(r'^  ("(?:[^"\\]|\\.)*"): ', line)
+        if m:
+            out.setdefault(json.loads(m.group(1)), n)
+    return out
+
+
+def _plain(value: Any) -> bool:
+    return (
+        isinstance(value, str)
+        and value not in ("", ".", "..")
+        and not any(c in value for c in "/\\\0")
+    )
+
+
+def entry_problem(entry: Any) -> tuple[str, str] | None:
+    """The first problem of one TOMATO entry as (field, message), or None when it is valid."""
+    if not isinstance(entry, dict):
+        return "(entry)", f"expected an object, got {type(entry).__name__}"
+    missing = [f for f in ENTRY_FIELDS if f not in entry]
+    if missing:
+        return missing[0], "required field is missing"
+    for f in ("question", "video_source_url", "motion_type", "note"):
+        if not isinstance(entry[f], str):
+            return f, f"expected a string, got {entry[f]!r}"
+    if not entry["question"]:
+        return "question", "must not be empty"
+    for f in ("key", "demonstration_type"):
+        if not _plain(entry[f]):
+            return f, f"must be a plain file name, got {entry[f]!r}"
+    options = entry["options"]
+    if not isinstance(options, list) or len(options) < 2:
+        return "options", f"expected a list of at least 2 strings, got {options!r}"
+    for i, o in enumerate(options):
+        if not isinstance(o, str):
+            return f"options[{i}]", f"expected a string, got {o!r}"
+    answer = entry["answer"]
+    if isinstance(answer, bool) or not isinstance(answer, int):
+        return "answer", f"expected an int index, got {answer!r}"
+    if not 0 <= answer < len(options):
+        return "answer", f"index {answer} is out of range for {len(options)} options"
+    variation = entry["variation"]
+    if not isinstance(variation, dict) or set(variation) != set(VARIATION_KEYS):
+        return "variation", f"expected exactly the keys {list(VARIATION_KEYS)}, got {variation!r}"
+    for k in VARIATION_KEYS:
+        if isinstance(variation[k], bool) or variation[k] not in (0, 1):
+            return f"variation.{k}", f"expected 0 or 1, got {variation[k]!r}"
+    return None
+
+
+def check_data_file(path: str | os.PathLike[str]) -> tuple[int, list[str]]:
+    """Check one ``data/{type}.json`` and the videos it names (``../videos/{type}/{key}.mp4``).
+
+    Returns (entries, problems); each problem reads ``{path}:{line}: entry '3' (key): field:
+    message`` so the bad entry is found in the file.
+    """
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        return 0, [f"{path}: cannot read: {exc}"]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        return 0, [f"{path}:{exc.lineno}: not valid JSON: {exc.msg}"]
+    if not isinstance(data, dict):
+        return 0, [f"{path}: expected a JSON object keyed by question id"]
+    if path.stem not in TASKS:
+        return len(data), [f"{path}: not a TOMATO reasoning type; known: {', '.join(TASKS)}"]
+    lines = _key_lines(text)
+    problems: list[str] = []
+    keys: dict[str, str] = {}
+    for qid, entry in data.items():
+        key = entry.get("key") if isinstance(entry, dict) else None
+        where = f"{path}:{lines.get(qid, '?')}: entry {qid!r}" + (f" ({key})" if key else "")
+        bad = entry_problem(entry)
+        if bad is None and key in keys:
+            bad = ("key", f"{key!r} repeats entry {keys[key]!r}")
+        if bad is None:
+            video = path.parent.parent / "videos" / entry["demonstration_type"] / f"{key}.mp4"
+            if not video.is_file():
+                bad = ("key", f"no video {video}")
+        if bad is not None:
+            problems.append(f"{where}: {bad[0]}: {bad[1]}")
+        if isinstance(key, str):
+            keys.setdefault(key, qid)
+    return len(data), problems

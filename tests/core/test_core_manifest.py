@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from pathlib import Path
 
 import jsonschema
@@ -139,3 +140,96 @@ def test_validate_row_defaults_to_row_id(generated) -> None:
         validate_row(row)
     with pytest.raises(ValueError, match="expected a JSON object"):
         validate_row([1, 2], "m.jsonl:4")
+
+
+def test_schema_file_is_shipped_and_agrees_with_the_code() -> None:
+    from importlib import resources
+
+    from tempogen import MANIFEST_SCHEMA_VERSION
+    from tempogen.questions import TASKS, VARIATION_KEYS
+
+    text = resources.files("tempogen").joinpath("schemas/manifest-row.schema.json").read_text()
+    assert json.loads(text) == MANIFEST_SCHEMA
+    props = MANIFEST_SCHEMA["properties"]
+    assert props["schema_version"]["const"] == MANIFEST_SCHEMA_VERSION
+    assert MANIFEST_SCHEMA["$id"].endswith(f"/{MANIFEST_SCHEMA_VERSION}")
+    assert props["task"]["enum"] == list(TASKS)
+    assert props["variation"]["required"] == list(VARIATION_KEYS)
+    assert "plugins" not in MANIFEST_SCHEMA["required"]
+
+
+# The keys of a generated row, in the order the generator wrote them before rows were typed.
+GENERATED_ORDER = (
+    "schema_version id video task generator demonstration_type question options option_keys "
+    "answer answer_text answer_key labels variation source edits seed spec spec_hash "
+    "video_sha256 num_frames fps width height note certificate"
+).split()
+
+
+def test_row_round_trips_generated_rows_exactly(generated) -> None:
+    from tempogen.io import dumps
+    from tempogen.manifest import Row
+
+    for r in generated[1]:
+        row = Row.from_json(r)
+        assert isinstance(row.options, tuple) and row.plugins == ()
+        back = row.to_json()
+        assert back == r and list(back) == GENERATED_ORDER  # same keys, in today's order
+        assert dumps(back) == dumps(r)
+
+
+def test_row_keeps_unknown_fields_and_an_absent_schema_version(generated) -> None:
+    from tempogen.manifest import Row
+
+    r = {k: v for k, v in generated[1][0].items() if k != "schema_version"}
+    r["fact"] = "count"
+    back = Row.from_json(r).to_json()
+    assert back == r and "schema_version" not in back
+
+
+def test_plugins_are_written_only_when_a_row_has_some(generated, tmp_path) -> None:
+    from tempogen.manifest import Row
+
+    row = Row.from_json(generated[1][0])
+    assert "plugins" not in row.to_json()
+    with_plugins = row.edited(plugins=["my_patterns", "pkg.more"])
+    assert with_plugins.plugins == ("my_patterns", "pkg.more")
+    assert with_plugins.to_json()["plugins"] == ["my_patterns", "pkg.more"]
+    validate_row(with_plugins.to_json())
+    assert Row.from_json(with_plugins.to_json()) == with_plugins
+    for bad, msg in (
+        ([], "plugins: [] should be non-empty"),
+        (["1x"], "plugins[0]: '1x' does not"),
+    ):
+        with pytest.raises(ValueError, match=re.escape(msg)):
+            validate_row({**row.to_json(), "plugins": bad})
+
+
+def test_write_manifest_validates_before_writing(generated, tmp_path) -> None:
+    from tempogen.errors import InputFileError
+    from tempogen.manifest import Row, write_manifest
+
+    rows = copy.deepcopy(generated[1][:3])
+    good = tmp_path / "good.jsonl"
+    write_manifest(good, [Row.from_json(rows[0]), rows[1], rows[2]])
+    plain = tmp_path / "plain.jsonl"
+    write_jsonl(plain, rows)
+    assert good.read_bytes() == plain.read_bytes()
+    rows[1]["answer_text"] = "nope"
+    bad = tmp_path / "bad.jsonl"
+    with pytest.raises(InputFileError, match=r"bad\.jsonl:2: answer_text: 'nope' is not options"):
+        write_manifest(bad, rows)
+    with pytest.raises(InputFileError, match=r"dup\.jsonl:2: id: .* duplicates line 1"):
+        write_manifest(tmp_path / "dup.jsonl", [generated[1][0], generated[1][0]])
+    assert not bad.exists() and not (tmp_path / "dup.jsonl").exists()
+
+
+def test_manifest_errors_are_input_file_errors(generated, tmp_path) -> None:
+    from tempogen.errors import InputFileError
+
+    path = tmp_path / "m.jsonl"
+    path.write_text("{oops\n", encoding="utf-8")
+    with pytest.raises(InputFileError, match=r"m\.jsonl:1: not valid JSON"):
+        read_manifest(path)
+    with pytest.raises(InputFileError, match="cannot read"):
+        read_manifest(tmp_path / "missing.jsonl")
