@@ -70,7 +70,7 @@ class Variant:
         return [{"op": op.name, **asdict(op)} for op in self.ops]  # type: ignore[call-overload]
 
 
-class VariantRejected(Exception):
+class VariantRejected(EditError):
     """A variant that is sound but unusable (its answer is not certified at 16 frames)."""
 
 
