@@ -67,6 +67,7 @@ def build_retrieval(
         "seed": seed,
         "model": enc.model_id,
         "manifest": sha256_file(out / "manifest.jsonl"),
+        "folder": str(out),  # the page names the manifest by this path
     }
     key = spec_hash(spec, RETRIEVAL_VERSION)
     outputs = [folder / name for name in (*FILES.values(), "summary.json")]
