@@ -3,7 +3,8 @@
 ``plan`` turns a config into specs, one per clip, with answers balanced over each task's
 classes and the right option's position balanced too. ``render_spec`` turns one spec into a
 video, a contact sheet and a manifest row; a finished clip leaves a sidecar record keyed by
-its spec hash, so a rerun after an interruption reuses it and redoes only the rest.
+its spec hash (``tempogen.resume``), so a rerun after an interruption reuses it and redoes
+only the rest.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any
 
 import numpy as np
 
-from tempogen import __version__, observe
+from tempogen import observe
 from tempogen.config import ConfigError, DatasetConfig
 from tempogen.generators.motion import (
     MOTIONS,
@@ -32,10 +33,10 @@ from tempogen.generators.motion import (
     motions_for,
 )
 from tempogen.generators.render2d import Compositor, make_background
-from tempogen.io import content_hash, dumps, write_text
 from tempogen.labels import Labels
 from tempogen.manifest import Row
 from tempogen.questions import VARIATION_KEYS, choose_options, num_options, option_text
+from tempogen.resume import commit, discard_on_error, lookup, spec_hash, staging
 from tempogen.video import VideoWriter, sha256_file
 
 # Bump when rendering or labelling changes what a spec produces: old clips are then redone.
@@ -79,9 +80,7 @@ class Spec:
 
     @property
     def hash(self) -> str:
-        return content_hash(
-            {"spec": self.to_json(), "render": RENDER_VERSION, "tempogen": __version__}
-        )
+        return spec_hash(self.to_json(), RENDER_VERSION)
 
 
 def _classes(motions: list[Motion]) -> list[tuple[str, str]]:
@@ -256,7 +255,7 @@ def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
     video_rel = f"videos/{spec.id}.mp4"
     video_path = out_dir / video_rel
     sheet_path = out_dir / "sheets" / f"{spec.id}.png"
-    reused = reusable_record(record_path, video_path, sheet_path, spec.hash)
+    reused = lookup(record_path, spec.hash, [sheet_path], {"video_sha256": video_path})
     if reused is not None:
         return reused
     return _render_new(spec, out_dir, video_path, video_rel, sheet_path, record_path)
@@ -279,7 +278,7 @@ def _render_new(
     sampled: list[np.ndarray] = [None] * SAMPLES  # type: ignore[list-item]
     # The clip's record is its commit: the video takes its final name only after the record
     # is written, so a kill or a full disk never leaves a finished-looking video unrecorded.
-    partial = video_path.with_name(f".{video_path.name}.partial")
+    partial = staging(video_path)
     with discard_on_error(partial):
         with VideoWriter(
             partial, spec.fps, spec.width, spec.height, crf=spec.crf, preset=spec.preset
@@ -320,37 +319,8 @@ def _render_new(
             note=motion.note,
             certificate=certificate_json(cert),
         ).to_json()
-        write_text(record_path, dumps(row) + "\n")
-        os.replace(partial, video_path)
+        commit(record_path, row, staged=[video_path])
     return row
-
-
-def reusable_record(
-    record: Path, video: Path, sheet: Path, spec_hash: str
-) -> dict[str, Any] | None:
-    """A finished clip's record if its spec hash matches and its files are intact."""
-    import json
-
-    if not (record.is_file() and video.is_file() and sheet.is_file()):
-        return None
-    try:
-        row = json.loads(record.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-    if row.get("spec_hash") != spec_hash or row.get("video_sha256") != sha256_file(video):
-        return None
-    return row
-
-
-@contextlib.contextmanager
-def discard_on_error(path: Path) -> Iterator[None]:
-    """Remove ``path`` if the block fails, so no stray partial output outlives an error."""
-    try:
-        yield
-    except BaseException:
-        with contextlib.suppress(OSError):
-            path.unlink()
-        raise
 
 
 @contextlib.contextmanager

@@ -335,3 +335,105 @@ def test_manifest_rows(clean):
             assert row["id"].startswith(f"{src['id']}~")
             assert row["task"] == src["task"] and row["generator"] == src["generator"]
             assert row["edits"] and row["spec_hash"] != src["spec_hash"]
+
+
+# (e) resume: a finished clip or variant is reused, anything changed or damaged is redone -----
+
+ONE_CLIP = {
+    "seed": 9,
+    "size": [64, 48],
+    "fps": 10,
+    "duration": [3, 3],
+    "samples_per_task": 1,
+    "tasks": ["direction"],
+    "scenes3d": {"per_task": 0},
+}
+
+
+def _stamps(out: Path, cid: str) -> list[tuple[int, int]]:
+    """Inode and mtime of a clip's files: a redone file is renamed into place anew."""
+    files = (f"videos/{cid}.mp4", f"clips/{cid}.json", f"sheets/{cid}.png")
+    return [((out / f).stat().st_ino, (out / f).stat().st_mtime_ns) for f in files]
+
+
+def _damage(out: Path, cid: str, how: str) -> None:
+    if how == "no sheet":
+        (out / "sheets" / f"{cid}.png").unlink()
+    elif how == "no video":
+        (out / "videos" / f"{cid}.mp4").unlink()
+    elif how == "altered video":
+        video = out / "videos" / f"{cid}.mp4"
+        video.write_bytes(video.read_bytes()[:-1] + b"\0")
+    elif how == "corrupt record":
+        record = out / "clips" / f"{cid}.json"
+        record.write_bytes(record.read_bytes()[:-20])
+    elif how == "no record":
+        (out / "clips" / f"{cid}.json").unlink()
+
+
+DAMAGES = ["no sheet", "no video", "altered video", "corrupt record", "no record"]
+
+
+@pytest.fixture
+def one_clip(tmp_path):
+    from tempogen.config import config_from_dict
+    from tempogen.generators.build import render_spec
+
+    (spec,) = plan(config_from_dict(ONE_CLIP))
+    row = render_spec(spec, tmp_path)
+    return spec, row, tmp_path
+
+
+def test_rerun_reuses_a_finished_clip(one_clip):
+    from tempogen.generators.build import render_spec
+
+    spec, row, out = one_clip
+    before = _stamps(out, spec.id)
+    assert render_spec(spec, out) == row
+    assert _stamps(out, spec.id) == before  # nothing re-rendered or rewritten
+
+
+@pytest.mark.parametrize("how", DAMAGES)
+def test_a_damaged_clip_is_rendered_again(one_clip, how):
+    from tempogen.generators.build import render_spec
+
+    spec, row, out = one_clip
+    before = _stamps(out, spec.id)[0]
+    _damage(out, spec.id, how)
+    assert render_spec(spec, out) == row  # the same clip, rendered again
+    assert _stamps(out, spec.id)[0] != before
+    assert sha256_file(out / row["video"]) == row["video_sha256"]
+
+
+def test_a_changed_spec_or_render_version_is_rendered_again(one_clip, monkeypatch):
+    from tempogen.generators import build
+
+    spec, row, out = one_clip
+    before = _stamps(out, spec.id)
+    other = dataclasses.replace(spec, seed=spec.seed + 1)
+    assert build.render_spec(other, out)["spec_hash"] == other.hash != spec.hash
+    assert _stamps(out, spec.id)[0] != before[0]
+    build.render_spec(spec, out)
+    before = _stamps(out, spec.id)
+    monkeypatch.setattr(build, "RENDER_VERSION", build.RENDER_VERSION + 1)
+    again = build.render_spec(spec, out)
+    assert again["spec_hash"] == spec.hash != row["spec_hash"]
+    assert _stamps(out, spec.id)[0] != before[0]
+    assert again["video_sha256"] == row["video_sha256"]  # same rendering, redone
+
+
+def test_rerun_reuses_a_variant_and_redoes_a_damaged_one(one_clip):
+    from tempogen.builders.dataset.variants import default_variants, edit_row
+
+    spec, row, out = one_clip
+    mirror = next(v for v in default_variants() if v.name == "mirror_h")
+    new = edit_row(row, out, mirror, out, require_certificate=False)
+    vid = new["id"]
+    before = _stamps(out, vid)
+    assert edit_row(row, out, mirror, out, require_certificate=False) == new
+    assert _stamps(out, vid) == before
+    for how in DAMAGES:
+        _damage(out, vid, how)
+        assert edit_row(row, out, mirror, out, require_certificate=False) == new, how
+        assert _stamps(out, vid)[0] != before[0], how
+        before = _stamps(out, vid)

@@ -4,19 +4,23 @@ top-k candidate clips for each caption among the dataset's own clips (``library:
 Everything lands in ``<dataset>/retrieval/``: ``pairs.jsonl``, ``audit.jsonl`` (one verdict per
 pair) and ``audit_summary.txt``, ``candidates.jsonl`` (the ``tempogen retrieve`` format),
 ``summary.json`` (counts and seconds per step) and ``index.html`` (the pairs with their
-verdicts and candidate clips). No network; deterministic per seed; embeddings are cached in
-``retrieval/.emb_cache`` keyed by model and content, so a rerun only loads them.
+verdicts and candidate clips). No network; deterministic per seed. The stage is one unit of
+work (``tempogen.resume``), recorded in ``retrieval/record.json`` and keyed by its config, the
+seed, the embedding model and the manifest's bytes: a rerun on the same inputs reuses it whole.
+Embeddings are also cached in ``retrieval/.emb_cache`` keyed by model and content.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from dataclasses import asdict
 from html import escape
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tempogen.io import write_json, write_jsonl, write_text
+from tempogen.resume import commit, lookup, spec_hash
 
 if TYPE_CHECKING:
     from tempogen.config import RetrievalConfig
@@ -24,6 +28,16 @@ if TYPE_CHECKING:
 
 RETRIEVAL_DIR = "retrieval"
 STEPS = ("pairs", "audit", "library", "search")
+RECORD = "record.json"
+# Bump when the stage writes something else for the same inputs: a rerun then redoes it.
+RETRIEVAL_VERSION = 1
+FILES = {
+    "pairs": "pairs.jsonl",
+    "audit": "audit.jsonl",
+    "audit_summary": "audit_summary.txt",
+    "candidates": "candidates.jsonl",
+    "page": "index.html",
+}
 
 
 def build_retrieval(
@@ -34,17 +48,35 @@ def build_retrieval(
     encoder: Encoder | None = None,
     on_step: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
-    """Run the stage for the dataset in ``out_dir`` (its manifest written); return the summary
-    that is also written to ``retrieval/summary.json``. ``on_step`` hears each finished step."""
+    """Run the stage for the dataset in ``out_dir`` (its manifest written), or reuse its last
+    run on the same inputs; return the summary (``retrieval/summary.json`` plus the seconds
+    each step took, and ``reused``). ``on_step`` hears each finished (or reused) step."""
     from tempogen.retrieval.audit import audit_pairs, report_rows, summary_table
     from tempogen.retrieval.captions import offline_pairs, write_pairs
     from tempogen.retrieval.corpus import load_library
     from tempogen.retrieval.embed import shared_encoder
     from tempogen.retrieval.search import retrieve, write_candidates
+    from tempogen.video import sha256_file
 
     out = Path(out_dir)
     folder = out / RETRIEVAL_DIR
     cache = folder / ".emb_cache"
+    enc = encoder or shared_encoder()
+    spec = {
+        "config": asdict(cfg),
+        "seed": seed,
+        "model": enc.model_id,
+        "manifest": sha256_file(out / "manifest.jsonl"),
+        "folder": str(out),  # the page names the manifest by this path
+    }
+    key = spec_hash(spec, RETRIEVAL_VERSION)
+    outputs = [folder / name for name in (*FILES.values(), "summary.json")]
+    done = lookup(folder / RECORD, key, outputs)
+    if done is not None:
+        for name in STEPS:
+            if on_step is not None:
+                on_step(name)
+        return {**done["summary"], "reused": True}
     seconds: dict[str, float] = {}
     clock = time.perf_counter()
 
@@ -56,13 +88,12 @@ def build_retrieval(
         if on_step is not None:
             on_step(name)
 
-    enc = encoder or shared_encoder()
     pairs = offline_pairs(cfg.pairs, seed=seed, encoder=enc)
-    write_pairs(folder / "pairs.jsonl", pairs)
+    write_pairs(folder / FILES["pairs"], pairs)
     step("pairs")
     verdicts = audit_pairs(pairs, encoder=enc, cache_dir=cache)
-    write_jsonl(folder / "audit.jsonl", report_rows(pairs, verdicts))
-    write_text(folder / "audit_summary.txt", summary_table(verdicts))
+    write_jsonl(folder / FILES["audit"], report_rows(pairs, verdicts))
+    write_text(folder / FILES["audit_summary"], summary_table(verdicts))
     step("audit")
     corpus = load_library(out)
     emb = enc.encode_corpus(corpus, cache)
@@ -70,7 +101,7 @@ def build_retrieval(
     rows = retrieve(
         [(p.pos, p.neg) for p in pairs], corpus, enc, cfg.top_k, cache_dir=cache, corpus_emb=emb
     )
-    write_candidates(folder / "candidates.jsonl", rows)
+    write_candidates(folder / FILES["candidates"], rows)
     step("search")
     summary = {
         "pairs": len(pairs),
@@ -79,17 +110,12 @@ def build_retrieval(
         "corpus_captions": len(corpus),
         "model": enc.model_id,
         "seconds": {**seconds, "total": round(sum(seconds.values()), 3)},
-        "files": {
-            "pairs": f"{RETRIEVAL_DIR}/pairs.jsonl",
-            "audit": f"{RETRIEVAL_DIR}/audit.jsonl",
-            "audit_summary": f"{RETRIEVAL_DIR}/audit_summary.txt",
-            "candidates": f"{RETRIEVAL_DIR}/candidates.jsonl",
-            "page": f"{RETRIEVAL_DIR}/index.html",
-        },
+        "files": {k: f"{RETRIEVAL_DIR}/{name}" for k, name in FILES.items()},
     }
     write_json(folder / "summary.json", {k: v for k, v in summary.items() if k != "seconds"})
-    _write_page(folder / "index.html", out, pairs, verdicts, rows, corpus.source)
-    return summary
+    _write_page(folder / FILES["page"], out, pairs, verdicts, rows, corpus.source)
+    commit(folder / RECORD, {"spec": spec, "spec_hash": key, "summary": summary})
+    return {**summary, "reused": False}
 
 
 def _write_page(

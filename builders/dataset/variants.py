@@ -20,19 +20,14 @@ import numpy as np
 from tempogen import observe
 from tempogen.editing import Clip, EditError, concat, run_pipeline
 from tempogen.editing.ops import Op, Reverse
-from tempogen.generators.build import (
-    SHEET_TILE,
-    certificate_json,
-    discard_on_error,
-    labels_json,
-    reusable_record,
-)
+from tempogen.generators.build import SHEET_TILE, certificate_json, labels_json
 from tempogen.builders.dataset.reading import needs_motion, open_manifest, row_motion
 from tempogen.generators.motion import SAMPLES, Motion, certify
 from tempogen.io import content_hash, dumps, write_jsonl, write_text
 from tempogen.labels import Labels, Query
 from tempogen.manifest import Row, is_manifest_row, validate_row, write_manifest
 from tempogen.questions import VARIATION_KEYS, answer_key, choose_options, option_text
+from tempogen.resume import commit, discard_on_error, lookup, staging
 from tempogen.video import sha256_file
 
 TOKEN_ALIASES = {
@@ -179,7 +174,7 @@ def edit_row(
     record = out_dir / "clips" / f"{vid}.json"
     video_rel = f"videos/{vid}.mp4"
     sheet = out_dir / "sheets" / f"{vid}.png"
-    cached = reusable_record(record, out_dir / video_rel, sheet, spec_hash)
+    cached = lookup(record, spec_hash, [sheet], {"video_sha256": out_dir / video_rel})
     if cached is not None:
         return cached
     clip = variant.apply(load_clip(row, manifest_dir))
@@ -197,7 +192,7 @@ def edit_row(
     except ValueError as exc:
         raise VariantRejected(f"{vid}: {exc}") from exc
     # as in generation: the video takes its final name only after its record is written
-    partial = out_dir / "videos" / f".{vid}.mp4.partial"
+    partial = staging(out_dir / video_rel)
     with discard_on_error(partial):
         clip.write(partial)
         sheet_from_video(partial, sheet, tile_width=SHEET_TILE)
@@ -223,8 +218,7 @@ def edit_row(
             height=clip.size[1],
             certificate=certificate_json(cert) if cert is not None else None,
         )
-        write_text(record, dumps(new) + "\n")
-        os.replace(partial, out_dir / video_rel)
+        commit(record, new, staged=[out_dir / video_rel])
     return new
 
 

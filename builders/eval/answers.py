@@ -28,6 +28,9 @@ because a scorer that guesses in a model's favour inflates its accuracy.
    a lower-case word (the article and the pronoun; "A or B" still names two letters). Two
    different letters: no answer. If step 6 found an
    option and a lone letter names a different one, the response contradicts itself: no answer.
+
+Standard library only: the lmms-eval export copies this file beside the task's ``utils.py``
+(``lmms_utils``), which imports it there when tempogen is not installed.
 """
 
 from __future__ import annotations

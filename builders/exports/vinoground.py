@@ -19,6 +19,8 @@ from tempogen.editing.clip import Clip
 from tempogen.editing.ops import pair_with_black_gap
 from tempogen.generators.pairs import PairSpec, plan_pairs, render_pair
 from tempogen.io import write_json, write_text
+from tempogen.resume import commit, lookup, spec_hash
+from tempogen.video import sha256_file
 
 CSV_COLUMNS = (
     "index",
@@ -85,12 +87,7 @@ def export_vinoground(pairs: list[dict[str, Any]], out_dir: Path, seed: int = 0)
             )
         concat = _concat_name(i)
         if not (out_dir / concat).is_file():
-            clip = pair_with_black_gap(
-                Clip.from_video(out_dir / p["pos_video"]),
-                Clip.from_video(out_dir / p["neg_video"]),
-                GAP_SECONDS,
-            )
-            clip.write(out_dir / concat)
+            _write_concat(out_dir, p)
         for side, gt in (("pos", "A"), ("neg", "B")):
             video_qs.append(
                 {
@@ -104,6 +101,18 @@ def export_vinoground(pairs: list[dict[str, Any]], out_dir: Path, seed: int = 0)
     write_json(out_dir / "vinoground_textscore.json", text_qs)
     write_json(out_dir / "vinoground_videoscore.json", video_qs)
     return out_dir
+
+
+def _write_concat(out_dir: Path, pair: dict[str, Any]) -> Path:
+    """Write a pair's video-score clip (positive, black gap, negative); return its path."""
+    path = out_dir / _concat_name(int(pair["index"]))
+    clip = pair_with_black_gap(
+        Clip.from_video(out_dir / pair["pos_video"]),
+        Clip.from_video(out_dir / pair["neg_video"]),
+        GAP_SECONDS,
+    )
+    clip.write(path)
+    return path
 
 
 def _frame_count(path: Path) -> tuple[int, float]:
@@ -194,21 +203,32 @@ def _spec_json(spec: PairSpec) -> dict[str, Any]:
     }
 
 
-def _resume(out_dir: Path, spec: PairSpec) -> dict[str, Any] | None:
-    """The stored record of an already rendered pair with this exact spec, else None."""
-    path = _record_path(out_dir, spec.index)
-    if not path.is_file():
-        return None
-    try:
-        stored = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError:
-        return None
-    record = stored.get("record", {})
-    if stored.get("spec") != _spec_json(spec):
-        return None
-    if not all((out_dir / record.get(k, "")).is_file() for k in ("pos_video", "neg_video")):
-        return None
-    return record
+def _videos(out_dir: Path, index: int) -> dict[str, Path]:
+    """A pair's three videos by the record field holding each one's sha256."""
+    return {
+        "pos_sha256": out_dir / f"videos/pair{index}_pos.mp4",
+        "neg_sha256": out_dir / f"videos/pair{index}_neg.mp4",
+        "concat_sha256": out_dir / _concat_name(index),
+    }
+
+
+def render_pair_unit(spec: PairSpec, out_dir: Path) -> dict[str, Any]:
+    """A pair's record (``render_pair``'s), reused when its spec and the render version match
+    and its three videos are intact, else rendered (both orders and the concatenated clip)."""
+    from tempogen.generators import build
+
+    out_dir = Path(out_dir)
+    key = spec_hash(_spec_json(spec), build.RENDER_VERSION)
+    videos = _videos(out_dir, spec.index)
+    record = _record_path(out_dir, spec.index)
+    done = lookup(record, key, digests=videos)
+    if done is not None:
+        return done["pair"]
+    pair = render_pair(spec, out_dir)
+    _write_concat(out_dir, pair)
+    digests = {field: sha256_file(path) for field, path in videos.items()}
+    commit(record, {"spec": _spec_json(spec), "spec_hash": key, "pair": pair, **digests})
+    return pair
 
 
 def build_vinoground(
@@ -219,18 +239,8 @@ def build_vinoground(
     height: int = 360,
     fps: float = 30.0,
 ) -> Path:
-    """Plan, render (skipping pairs already rendered with the same spec) and export
-    ``n_pairs`` two-event pairs as a Vinoground dataset in ``out_dir``; returns ``out_dir``."""
+    """Plan, render (reusing pairs already rendered with the same spec and render version) and
+    export ``n_pairs`` two-event pairs as a Vinoground dataset in ``out_dir``; returns it."""
     out_dir = Path(out_dir)
-    records = []
-    for spec in plan_pairs(n_pairs, seed, width, height, fps):
-        record = _resume(out_dir, spec)
-        if record is None:
-            concat = out_dir / _concat_name(spec.index)
-            concat.unlink(missing_ok=True)  # stale: its sources are rendered anew
-            record = render_pair(spec, out_dir)
-            write_json(
-                _record_path(out_dir, spec.index), {"spec": _spec_json(spec), "record": record}
-            )
-        records.append(record)
+    records = [render_pair_unit(s, out_dir) for s in plan_pairs(n_pairs, seed, width, height, fps)]
     return export_vinoground(records, out_dir, seed=seed)

@@ -1,14 +1,17 @@
 """The caption-retrieval stage of ``build_dataset``: files, sane contents, candidates that are
-real clips of the dataset, determinism, and a rerun that reuses the cached embeddings."""
+real clips of the dataset, determinism, and a rerun that reuses the stage (or its cached
+embeddings when something changed)."""
 
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tempogen.builders.dataset.build import build_dataset
+from tempogen.builders.dataset.caption_retrieval import build_retrieval
 from tempogen.config import ConfigError, config_from_dict, load_config
 
 TINY = {
@@ -22,6 +25,21 @@ TINY = {
     "vinoground": {"pairs": 0},
     "retrieval": {"pairs": 5, "top_k": 3},
 }
+
+
+OUTPUTS = (
+    "pairs.jsonl",
+    "audit.jsonl",
+    "audit_summary.txt",
+    "candidates.jsonl",
+    "summary.json",
+    "index.html",
+)
+
+
+def _stamps(folder: Path, names: tuple[str, ...] = (*OUTPUTS, "record.json")) -> list[tuple]:
+    """Inode and mtime of files: a rewritten file is renamed into place anew."""
+    return [((folder / n).stat().st_ino, (folder / n).stat().st_mtime_ns) for n in names]
 
 
 def _lines(path: Path) -> list[dict]:
@@ -59,19 +77,30 @@ def test_build_dataset_writes_audited_pairs_and_candidates_among_its_clips(tmp_p
     assert page.count("<section>") == 5 and "../sheets/" in page
     assert 'href="retrieval/index.html"' in (out / "index.html").read_text()
 
-    # a rerun of the same config reuses every embedding and writes the same bytes
+    # a rerun of the same config reuses the stage whole: no file is rewritten
     cache = sorted((folder / ".emb_cache").glob("emb-*.npy"))
     assert len(cache) == 2  # the pairs' captions and the library
-    stamps = [p.stat().st_mtime_ns for p in cache]
-    before = {
-        n: (folder / n).read_bytes()
-        for n in ("pairs.jsonl", "audit.jsonl", "candidates.jsonl", "summary.json")
-    }
+    assert not ret["reused"]
+    embeddings = tuple(str(p.relative_to(folder)) for p in cache)
+    before, cached = _stamps(folder), _stamps(folder, embeddings)
     again = build_dataset(cfg, out, jobs=1, progress=False)
-    assert sorted((folder / ".emb_cache").glob("emb-*.npy")) == cache
-    assert [p.stat().st_mtime_ns for p in cache] == stamps
-    assert {n: (folder / n).read_bytes() for n in before} == before
-    assert again.retrieval["pairs"] == 5
+    assert _stamps(folder) == before
+    assert again.retrieval == {**ret, "reused": True}
+
+    # a damaged output, a corrupt record or other inputs redo it (the same bytes when the
+    # inputs are the same); the cached embeddings are reused
+    contents = {n: (folder / n).read_bytes() for n in OUTPUTS}
+    (folder / "candidates.jsonl").unlink()
+    assert not build_retrieval(out, cfg.retrieval, cfg.seed)["reused"]
+    (folder / "record.json").write_text("{}")
+    assert not build_retrieval(out, cfg.retrieval, cfg.seed)["reused"]
+    assert {n: (folder / n).read_bytes() for n in OUTPUTS} == contents
+    assert all(a[0] != b[0] for a, b in zip(_stamps(folder), before))
+    assert _stamps(folder, embeddings) == cached
+    assert build_retrieval(out, cfg.retrieval, cfg.seed)["reused"]
+    fewer = build_retrieval(out, replace(cfg.retrieval, top_k=2), cfg.seed)
+    assert not fewer["reused"] and fewer["top_k"] == 2
+    assert len(_lines(folder / "candidates.jsonl")[0]["pos_candidates"]) == 2
 
 
 def test_retrieval_stage_can_be_switched_off(tmp_path: Path):

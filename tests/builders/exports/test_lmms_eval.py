@@ -1,16 +1,24 @@
-"""The lmms-eval task folder: YAML parses, utils.py works standalone on its own data file."""
+"""The lmms-eval task folder: YAML parses; utils.py, loaded as lmms-eval loads it (by file
+path), scores like ``tempogen score`` with tempogen installed and, in a Python without
+tempogen, from the answer parser copied beside it."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
+from tempogen.builders.eval import answers, lmms_utils
+from tempogen.builders.eval.answers import parse_choice
+from tempogen.builders.eval.scoring import score_tomato
 from tempogen.builders.exports.lmms_eval import TASK, export_lmms_eval, letter
+from tempogen.builders.exports.tomato import export_tomato
 from tempogen.config import config_from_dict
 from tempogen.generators.build import plan, render_spec
 
@@ -48,6 +56,7 @@ def test_folder_layout_and_yaml(exported) -> None:
     ds, rows, task_dir, cfg, utils = exported
     assert task_dir == ds.resolve() / "lmms_eval" / TASK
     assert sorted(p.name for p in task_dir.iterdir()) == [
+        "tempogen_answers.py",
         "tempogen_tomato.yaml",
         "test.jsonl",
         "utils.py",
@@ -71,10 +80,87 @@ def test_folder_layout_and_yaml(exported) -> None:
     assert Path(cfg["metadata"]["dataset_dir"]) == ds.resolve()
 
 
-def test_utils_is_standalone(exported) -> None:
-    source = (exported[2] / "utils.py").read_text()
-    assert "tempogen." not in source.replace("tempogen_", "")
-    compile(source, "utils.py", "exec")
+def test_utils_is_our_module_copied_as_it_is(exported) -> None:
+    task_dir, utils = exported[2], exported[4]
+    assert (task_dir / "utils.py").read_bytes() == Path(lmms_utils.__file__).read_bytes()
+    assert (task_dir / "tempogen_answers.py").read_bytes() == Path(answers.__file__).read_bytes()
+    assert utils.parse_choice is parse_choice  # tempogen installed: its parser
+
+
+# Loads utils.py as lmms-eval does (by file path) in a Python that cannot import tempogen, and
+# prints what the YAML's functions return for every document and response.
+STANDALONE = """
+import importlib.util, json, sys
+try:
+    import tempogen
+    sys.exit("tempogen is importable here")
+except ImportError:
+    pass
+task_dir, responses = sys.argv[1], json.loads(sys.argv[2])
+spec = importlib.util.spec_from_file_location("utils", task_dir + "/utils.py")
+utils = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(utils)
+docs = [json.loads(line) for line in open(task_dir + "/test.jsonl", encoding="utf-8")]
+results = [
+    [utils.tempogen_process_results(doc, [r.format(**doc)])["accuracy"] for doc in docs]
+    for r in responses
+]
+print(json.dumps({
+    "parser": utils.parse_choice.__module__,
+    "text": [utils.tempogen_doc_to_text(doc) for doc in docs],
+    "target": [utils.tempogen_doc_to_target(doc) for doc in docs],
+    "results": results,
+    "accuracy": [utils.tempogen_aggregate_accuracy(r) for r in results],
+}))
+"""
+# {answer} is the right letter, {answer_text} the right option's text
+RESPONSES = [
+    "The answer is ({answer}).",
+    "{answer_text}",
+    "I am not sure, maybe it is {answer_text} Or not.",
+    '```json\n{{"answer": "{answer}"}}\n```',
+    "A",
+    "B. I think so",
+    "A or B",
+    "no idea",
+]
+
+
+def test_task_folder_alone_scores_like_tempogen(exported, tmp_path) -> None:
+    ds, rows, task_dir, _, utils = exported
+    # -I -S: no site-packages (so no tempogen, nor any other installed package), no cwd
+    proc = subprocess.run(
+        [sys.executable, "-I", "-S", "-c", STANDALONE, str(task_dir), json.dumps(RESPONSES)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert proc.returncode == 0, proc.stderr
+    alone = json.loads(proc.stdout)
+    assert alone["parser"] == "tempogen_answers"  # the copy beside utils.py
+    docs = docs_of(task_dir)
+    assert alone["text"] == [utils.tempogen_doc_to_text(d) for d in docs]
+    assert alone["target"] == [d["answer"] for d in docs]
+    # the same predictions as our parser, and the same scores as `tempogen score`
+    export_tomato(rows, ds, ds / "tomato")
+    lines = []
+    for m, (response, results) in enumerate(zip(RESPONSES, alone["results"])):
+        for doc, row, res in zip(docs, rows, results):
+            text = response.format(**doc)
+            k = parse_choice(text, doc["options"])
+            assert res["pred"] == (None if k is None else letter(k)), (text, doc["options"])
+            assert res == utils.tempogen_process_results(doc, [text])["accuracy"]
+            lines.append({"model": f"m{m}", "task": row["task"], "id": row["id"], "response": text})
+    preds = tmp_path / "preds.jsonl"
+    preds.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    scored = score_tomato(ds / "tomato", preds)["models"]
+    for m, results in enumerate(alone["results"]):
+        run = scored[f"m{m}"]["runs"]["uniform16"]
+        assert run["correct"] == sum(r["score"] for r in results), RESPONSES[m]
+        assert run["total"] == len(docs)
+        assert alone["accuracy"][m] == pytest.approx(run["correct"] / run["total"])
+    assert alone["accuracy"][0] == 1.0 and alone["accuracy"][-1] == 0.0
 
 
 def test_docs_match_manifest(exported) -> None:

@@ -86,3 +86,50 @@ def test_deterministic_and_resumable(dataset: Path, tmp_path: Path) -> None:
     assert video.stat().st_mtime_ns == stamp  # already rendered: skipped
     other = build_vinoground(tmp_path / "other", N, seed=3, width=160, height=90, fps=10.0)
     assert (other / "vinoground.csv").read_bytes() != (dataset / "vinoground.csv").read_bytes()
+
+
+def _stamps(root: Path) -> dict[str, tuple[int, int]]:
+    """Inode and mtime of pair 0's files: a redone file is renamed into place anew."""
+    names = ("videos/pair0_pos.mp4", "videos/pair0_neg.mp4", "videos/pair0_concat.mp4")
+    return {n: ((root / n).stat().st_ino, (root / n).stat().st_mtime_ns) for n in names}
+
+
+def _build_one(root: Path) -> Path:
+    return build_vinoground(root, 1, seed=2, width=160, height=90, fps=10.0)
+
+
+def test_pairs_honour_the_render_version(tmp_path: Path, monkeypatch) -> None:
+    from tempogen.generators import build
+
+    root = _build_one(tmp_path / "one")
+    record = root / "records" / "pair0.json"
+    before, stored = _stamps(root), record.read_bytes()
+    _build_one(root)
+    assert _stamps(root) == before and record.read_bytes() == stored  # same version: reused
+    monkeypatch.setattr(build, "RENDER_VERSION", build.RENDER_VERSION + 1)
+    _build_one(root)
+    after = _stamps(root)
+    assert all(after[n] != before[n] for n in before), after  # every video rendered again
+    assert json.loads(record.read_bytes())["spec_hash"] != json.loads(stored)["spec_hash"]
+    again = _stamps(root)
+    _build_one(root)
+    assert _stamps(root) == again
+
+
+@pytest.mark.parametrize("damage", ["no concat", "altered pos", "corrupt record"])
+def test_a_damaged_pair_is_rendered_again(tmp_path: Path, damage: str) -> None:
+    root = _build_one(tmp_path / "one")
+    csv_before = (root / "vinoground.csv").read_bytes()
+    before = _stamps(root)
+    if damage == "no concat":
+        (root / "videos" / "pair0_concat.mp4").unlink()
+    elif damage == "altered pos":
+        pos = root / "videos" / "pair0_pos.mp4"
+        pos.write_bytes(pos.read_bytes()[:-1] + b"\0")
+    else:
+        (root / "records" / "pair0.json").write_text("{")
+    _build_one(root)
+    after = _stamps(root)
+    assert all(after[n] != before[n] for n in before), after
+    assert (root / "vinoground.csv").read_bytes() == csv_before
+    read_vinoground(root)
