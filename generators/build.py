@@ -20,6 +20,7 @@ import numpy as np
 
 from tempogen import observe
 from tempogen.config import ConfigError, DatasetConfig
+from tempogen.facts import answer_of
 from tempogen.generators.motion import (
     MOTIONS,
     SAMPLES,
@@ -244,7 +245,7 @@ def labels_json(labels: Labels) -> dict[str, Any]:
     """Labels as stored in the manifest: states, query, and every fact derived from them."""
     d = labels.to_json()
     d["facts"] = _jsonable(observe.observe(labels))
-    d["answer"] = _jsonable(observe.answer(labels))
+    d["answer"] = _jsonable(answer_of(labels))
     return d
 
 

@@ -17,6 +17,7 @@ import numpy as np
 
 from tempogen import observe
 from tempogen.errors import GenerationError
+from tempogen.facts import FACTS, answer_of
 from tempogen.labels import Labels, Query, Track
 from tempogen.questions import TASKS, answer_key
 
@@ -299,7 +300,7 @@ MOTIONS: dict[str, Motion] = {}
 
 def register_motion(cls: type[Motion]) -> type[Motion]:
     """Class decorator: add a pattern to the registry under its ``name``."""
-    if not cls.name or cls.task not in TASKS or cls.fact not in observe.FACTS:
+    if not cls.name or cls.task not in TASKS or cls.fact not in tuple(FACTS):
         raise ValueError(f"{cls.__name__}: set name, a task from {TASKS} and a fact")
     if cls.name in MOTIONS:
         raise ValueError(f"motion {cls.name!r} is registered twice")
@@ -375,10 +376,10 @@ def certify(labels: Labels) -> Certificate:
         steps = observe.turn_steps(labels, idx)
         max_turn = float(np.abs(steps).max()) if len(steps) else 0.0
     return Certificate(
-        full=observe.answer(labels),
-        sampled=observe.answer(labels, idx),
-        first_only=observe.answer(labels, np.array([0])),
-        last_only=observe.answer(labels, np.array([n - 1])),
+        full=answer_of(labels),
+        sampled=answer_of(labels, idx),
+        first_only=answer_of(labels, np.array([0])),
+        last_only=answer_of(labels, np.array([n - 1])),
         max_turn=max_turn,
     )
 

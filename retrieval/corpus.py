@@ -17,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 from tempogen.errors import ConfigurationError, InputFileError
+from tempogen.facts import FactError, get_fact
 from tempogen.io import content_hash, read_jsonl
+from tempogen.labels import Labels
 
 __all__ = [
     "Corpus",
@@ -207,6 +209,20 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text else text
 
 
+def _answer(row: dict[str, Any], fact: str) -> tuple[str, str]:
+    """The row's answer key and its words, from the fact registry (never from option text)."""
+    key = str(row.get("answer_key", ""))
+    labels_json = row.get("labels") or {}
+    try:
+        f = get_fact(fact)
+    except FactError:
+        return key, key
+    labels = Labels.from_json(labels_json) if "tracks" in labels_json else None
+    if labels is None and fact == "order":
+        return key, key  # no states to name the object by: its track name
+    return key, f.phrase(key, labels)  # type: ignore[arg-type]
+
+
 def library_caption(row: dict[str, Any]) -> str:
     """A one-sentence caption for a tempogen clip from its labels and answer (deterministic)."""
     labels = row.get("labels") or {}
@@ -214,48 +230,47 @@ def library_caption(row: dict[str, Any]) -> str:
     query = labels.get("query") or {}
     objects: list[str] = list(query.get("objects") or [])
     fact, kind = query.get("fact", ""), query.get("kind", "")
-    answer = _lower_first(str(row.get("answer_text", "")))
+    key, answer = _answer(row, fact)
     subject = nouns.get(objects[0], "the object") if objects else nouns.get("subject", "the object")
     other = nouns.get(objects[1], "") if len(objects) > 1 else ""
 
     if fact == "count":
-        times = {"0": "no times", "1": "once", "2": "twice"}.get(answer, f"{answer} times")
+        times = {"0": "no times", "1": "once", "2": "twice"}.get(key, f"{key} times")
         if kind == "flash":
             return f"{subject} flashes {times}"
         if kind == "bounce":
             return f"{subject} bounces on {other or 'the floor'} {times}"
         if kind == "loop":
-            loops = "1 full loop" if answer == "1" else f"{answer} full loops"
+            loops = "1 full loop" if key == "1" else f"{key} full loops"
             return f"{subject} makes {loops} around {other or 'a centre'}"
         return f"{subject} {kind or 'acts'} {times}"
     if fact == "direction":
-        if answer.startswith("no movement"):
+        if key == "none":
             return f"{subject} does not move"
         return f"{subject} moves {answer}"
     if fact == "rotation":
         verb = f"moves around {other}" if kind == "orbit" and other else "rotates"
-        if answer.startswith("no rotation"):
+        if key == "none":
             return f"{subject} does not {'rotate' if verb == 'rotates' else 'move around ' + other}"
         return f"{subject} {verb} {answer}"
     if fact == "trajectory":
-        if answer.startswith("not drawing"):
+        if key == "none":
             return f"{subject} moves without drawing a shape"
         article = "an" if answer[:1] in "aeiou" else "a"
         return f"{subject} moves along {article} {answer} trajectory"
     if fact == "speed":
         speed = {"accelerating": "speeds up", "decelerating": "slows down"}
-        return f"{subject} {speed.get(answer, 'moves at a ' + answer)}"
+        return f"{subject} {speed.get(key, 'moves at a ' + answer)}"
     if fact == "frequency":
         what = {"flash": "flashing", "bounce": "bouncing"}.get(kind, kind or "event")
-        trend = answer.removeprefix("the frequency ").strip()
-        if "not happen" in trend:
+        if key == "none":
             return f"{subject} never {'flashes' if kind == 'flash' else 'bounces'}"
-        return f"the {what} frequency of {subject} {trend}"
+        return f"the {what} frequency of {subject} {answer.removeprefix('the frequency ').strip()}"
     if fact == "order" and kind in ("move", "lit") and objects:
         names = [nouns.get(o, o) for o in objects]
         group = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
         act = "starts moving" if kind == "move" else "turns on"
-        if answer.startswith("the "):
+        if key not in ("same", "none"):
             return f"of {group}, {answer} {act} first"
         return f"of {group}: {answer} ({act} first)"
     # fallback (event order and anything new): the question with its answer

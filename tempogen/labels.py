@@ -161,7 +161,7 @@ class Track:
 class Query:
     """What the question asks, declared by the motion pattern.
 
-    ``fact`` names the derived fact that answers it (see :data:`tempogen.observe.FACTS`).
+    ``fact`` names the derived fact that answers it (see :data:`tempogen.facts.FACTS`).
     ``objects`` are track names it reads: the subject first; for ``rotation`` about a centre
     (an orbit) the second is the centre; for ``order`` all compared objects; for bounces the
     second is the floor anchor. ``kind`` refines the fact: ``speed`` of ``position`` or

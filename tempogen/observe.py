@@ -1,6 +1,7 @@
 """Derive task facts from per-frame states, seen only at chosen frames.
 
-This is the one place where "what is the answer" is computed. The generator calls it on every
+This is the one place where a fact's value is computed from states (each
+:class:`tempogen.facts.Fact` derives through these functions). The generator calls it on every
 frame to label a clip and on TOMATO's 16 uniform samples to certify that the question can be
 answered from them; edit ops never touch facts, they map states and facts are re-derived; the
 pixel verifier feeds it states tracked from pixels. An observer that sees a single frame
@@ -20,8 +21,6 @@ import cv2
 import numpy as np
 
 from tempogen.labels import Labels, Track
-
-FACTS = ("direction", "rotation", "speed", "frequency", "count", "order", "trajectory")
 
 # Rotational symmetry order of each drawable shape: a square looks the same after 90 degrees,
 # so a viewer reads any turn between two frames modulo 360/order. 0 = no visible rotation.
@@ -449,25 +448,3 @@ def observe(labels: Labels, idx: np.ndarray | None = None) -> dict[str, Any]:
     if q.fact == "trajectory":
         facts["trajectory"] = trajectory(labels, idx)
     return facts
-
-
-def answer(labels: Labels, idx: np.ndarray | None = None) -> Any:
-    """The value of the query's fact, from the states at ``idx`` (default: every frame)."""
-    q = labels.query
-    n = labels.num_frames
-    idx = np.arange(n) if idx is None else np.asarray(idx, dtype=np.int64)
-    if q.fact == "rotation":
-        return rotation(labels, idx)
-    if q.fact == "direction":
-        return direction(labels, idx, labels.subject)
-    if q.fact == "speed":
-        return speed(labels, idx, labels.subject, q.kind or "position")
-    if q.fact == "frequency":
-        return frequency(labels, idx)
-    if q.fact == "count":
-        return count(labels, idx)
-    if q.fact == "order":
-        return order(labels, idx)
-    if q.fact == "trajectory":
-        return trajectory(labels, idx)
-    raise ValueError(f"unknown fact {q.fact!r}; known: {FACTS}")

@@ -17,6 +17,7 @@ import pytest
 
 from tempogen import observe
 from tempogen.config import load_config
+from tempogen.facts import answer_of
 from tempogen.generators.build import plan
 from tempogen.generators.motion import SAMPLES, get_motion, motions_for
 from tempogen.labels import Labels
@@ -307,8 +308,8 @@ def _check_common(root: Path, row: dict) -> None:
     assert labels.num_frames == row["num_frames"]
     idx = observe.uniform_indices(labels.num_frames, SAMPLES)
     fact = labels.query.fact
-    assert answer_key(fact, observe.answer(labels, idx)) == row["answer_key"], row["id"]
-    assert observe.answer(labels, np.array([0])) is None
+    assert answer_key(fact, answer_of(labels, idx)) == row["answer_key"], row["id"]
+    assert answer_of(labels, np.array([0])) is None
 
 
 @pytest.mark.slow

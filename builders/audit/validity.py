@@ -18,6 +18,7 @@ import numpy as np
 
 from tempogen import observe
 from tempogen.builders.audit.sampling import SAMPLES, SETTINGS, setting_indices, shuffled, uniform
+from tempogen.facts import answer_of
 from tempogen.generators.motion import MAX_TURN_PER_SAMPLE as MAX_TURN
 from tempogen.labels import Labels
 from tempogen.questions import TASKS, answer_key, num_options
@@ -66,7 +67,7 @@ class _Keys:
 
     def raw(self, idx: np.ndarray) -> str | None:
         """The key from the states at ``idx`` in time order, not memoized."""
-        value = observe.answer(self.labels, np.asarray(idx, dtype=np.int64))
+        value = answer_of(self.labels, np.asarray(idx, dtype=np.int64))
         return None if value is None else answer_key(self.fact, value)
 
     def __call__(self, idx: np.ndarray) -> str | None:
@@ -89,7 +90,7 @@ class _Keys:
         take[times] = shown
         q = self.labels.query
         moved = self.labels.with_tracks(tuple(self.labels.track(o).take(take) for o in q.objects))
-        value = observe.answer(moved, times)
+        value = answer_of(moved, times)
         return None if value is None else answer_key(self.fact, value)
 
 

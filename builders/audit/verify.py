@@ -19,6 +19,7 @@ from tempogen import observe
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import pixel_states_3d
 from tempogen.builders.dataset.reading import open_manifest, row_motion
+from tempogen.facts import answer_of
 from tempogen.generators.motion import SAMPLES
 from tempogen.labels import Labels
 from tempogen.questions import answer_key
@@ -58,7 +59,7 @@ def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
     if measured is None:
         spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
         measured = pixel_labels(frames, labels, idx, rotation=spin)
-    value = observe.answer(measured, idx)
+    value = answer_of(measured, idx)
     seen = None if value is None else answer_key(fact, value)
     detail = "" if value is not None else "pixels do not determine an answer"
     return Verdict(row["id"], row["answer_key"], seen, detail)

@@ -8,6 +8,8 @@ declared facts (``rotation: [clockwise]``), which go through the label algebra.
 
 from __future__ import annotations
 
+from tempogen.facts import FACTS, answer_of
+
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -75,9 +77,9 @@ def normalise_facts(facts: dict[str, Any], where: str) -> dict[str, Any]:
         raise EditError(f"{where}: labels must be a mapping of fact to value, got {facts!r}")
     out: dict[str, Any] = {}
     for k, v in facts.items():
-        if k not in observe.FACTS:
+        if k not in tuple(FACTS):
             raise EditError(
-                f"{where}: labels.{k}: unknown label; known: {', '.join(observe.FACTS)}"
+                f"{where}: labels.{k}: unknown label; known: {', '.join(tuple(FACTS))}"
             )
         if k in ("direction", "rotation"):
             if isinstance(v, str):
@@ -106,7 +108,7 @@ def _question_fields(
     row's pattern, for clips with per-frame labels)."""
     if clip.labels is not None and motion is not None:
         fact = motion.fact
-        value = observe.answer(clip.labels)
+        value = answer_of(clip.labels)
         if value is None:
             raise VariantRejected("the edited states do not determine an answer")
         key = answer_key(fact, value)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tempogen import observe
+from tempogen.facts import answer_of as derive_answer
 from tempogen.labels import Labels, Query, Track
 
 W, H, FPS = 200, 100, 10.0
@@ -28,7 +29,7 @@ def still(n: int, name: str, x: float = 100.0, y: float = 50.0, **kw) -> Track:
 
 
 def answer_of(lab: Labels, idx=None):
-    return observe.answer(lab, None if idx is None else np.asarray(idx))
+    return derive_answer(lab, None if idx is None else np.asarray(idx))
 
 
 # direction -----------------------------------------------------------------------------------
@@ -512,7 +513,7 @@ def _every_query() -> list[Labels]:
 @pytest.mark.parametrize("lab", _every_query(), ids=lambda lab: lab.query.fact + lab.query.kind)
 def test_single_frame_determines_nothing(lab):
     for idx in ([0], [lab.num_frames - 1], [7]):
-        assert observe.answer(lab, np.array(idx)) is None
+        assert answer_of(lab, np.array(idx)) is None
         facts = observe.observe(lab, np.array(idx))
         assert facts and all(v is None for v in facts.values()), facts
 
@@ -544,10 +545,10 @@ def test_uniform_indices_is_tomato_sampling(n, m):
 def test_unknown_fact_and_event_kind_raise():
     lab = labels(Query("smell", ("subject",)), still(5, "subject"))
     with pytest.raises(ValueError, match="unknown fact 'smell'"):
-        observe.answer(lab)
+        answer_of(lab)
     lab = labels(Query("count", ("subject",), "wobble"), still(5, "subject"))
     with pytest.raises(ValueError, match="'wobble' has no events"):
-        observe.answer(lab)
+        answer_of(lab)
 
 
 # raises (jumps, squats, claps: the subject's height above an anchor line) -------------------

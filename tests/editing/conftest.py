@@ -22,6 +22,7 @@ from tempogen import observe
 from tempogen.builders.audit.pixels import color_mask, pixel_labels
 from tempogen.editing import Clip
 from tempogen.editing.ops import COMPOSITE, COUNTERFACTUAL, ZOOM, Op
+from tempogen.facts import answer_of
 from tempogen.generators.motion import SAMPLES, Style, get_motion, make_labels
 from tempogen.generators.render2d import Compositor, make_background
 from tempogen.labels import Labels, Query, Track
@@ -120,7 +121,7 @@ def generated() -> Callable[..., Clip]:
 def labels_key(clip: Clip, idx: np.ndarray | None = None) -> str | None:
     """The answer key the clip's labels give (all frames, or the frames at ``idx``)."""
     assert clip.labels is not None
-    value = observe.answer(clip.labels, idx)
+    value = answer_of(clip.labels, idx)
     return None if value is None else answer_key(clip.labels.query.fact, value)
 
 
@@ -131,7 +132,7 @@ def pixel_key(clip: Clip) -> str | None:
     idx = observe.uniform_indices(clip.num_frames, SAMPLES)
     frames = clip.to_array()[idx]
     spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
-    value = observe.answer(pixel_labels(frames, labels, idx, rotation=spin), idx)
+    value = answer_of(pixel_labels(frames, labels, idx, rotation=spin), idx)
     return None if value is None else answer_key(labels.query.fact, value)
 
 

@@ -14,6 +14,7 @@ import pytest
 from tempogen import observe
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.editing import Mirror, Reverse, run_pipeline
+from tempogen.facts import answer_of
 from tempogen.generators.motion import SAMPLES
 from tempogen.video import probe, read_video, write_video
 
@@ -90,7 +91,7 @@ def test_edit_external_clip(tmp_path, generated) -> None:
         # the written pixels show what the new label says (tracked with the source's colours)
         moved = run_pipeline(spin, ops[rid]).labels
         idx = observe.uniform_indices(info.num_frames, SAMPLES)
-        seen = observe.answer(pixel_labels(read_video(video, idx), moved, idx, rotation=True), idx)
+        seen = answer_of(pixel_labels(read_video(video, idx), moved, idx, rotation=True), idx)
         assert list(seen) == rotation, rid
 
 

@@ -17,6 +17,7 @@ import pytest
 
 import tempogen.generators.patterns.human  # noqa: F401  (registers the human motions)
 from tempogen import observe
+from tempogen.facts import answer_of
 from tempogen.generators.camera import Camera
 from tempogen.generators.humans import BodyWorld, Rig, hue
 from tempogen.generators.kinematics import LIMBS, PoseError, flexion
@@ -170,19 +171,19 @@ def _pixel_answer(scene: Scene, labels: Labels, idx: np.ndarray) -> object:
         tol = max(3.5, 0.4 * subject.size)  # the visible side only: close-ups skew it
         assert err.max() <= tol, f"glove centroid is {err.max():.1f} px from the label"
         xs, ys = np.where(seen, xs, subject.x[idx]), np.where(seen, ys, subject.y[idx])
-        return observe.answer(_measured(labels, idx, subject.name, x=xs, y=ys), idx)
+        return answer_of(_measured(labels, idx, subject.name, x=xs, y=ys), idx)
     if subject.shape == "human" and labels.query.kind == "spin":
-        return observe.answer(_yaw_from_gloves(scene, labels, idx), idx)
+        return answer_of(_yaw_from_gloves(scene, labels, idx), idx)
     frames = _render(scene, idx, plain=True)
     rows = [np.nonzero(_silhouette(f).any(axis=1))[0] for f in frames]
     if subject.shape == "feet":  # the soles: the outline's lowest row
         y = np.array([r.max() + 1.0 for r in rows])
-        return observe.answer(_measured(labels, idx, "feet", y=y), idx)
+        return answer_of(_measured(labels, idx, "feet", y=y), idx)
     if subject.shape == "head":  # the crown: the outline's highest row
         y = np.array([float(r.min()) for r in rows])
-        return observe.answer(_measured(labels, idx, "head", y=y), idx)
+        return answer_of(_measured(labels, idx, "head", y=y), idx)
     xs, ys, _ = np.array([centroid(_silhouette(f)) for f in frames]).T  # the whole person
-    return observe.answer(_measured(labels, idx, subject.name, x=xs, y=ys), idx)
+    return answer_of(_measured(labels, idx, subject.name, x=xs, y=ys), idx)
 
 
 def _yaw_from_gloves(scene: Scene, labels: Labels, idx: np.ndarray) -> Labels:
@@ -222,5 +223,5 @@ def test_pixel_check_catches_a_wrong_label() -> None:
     frames = _render(scene, idx)[::-1]
     t = labels.subject
     xs, ys, _ = np.array([centroid(glove_mask(f, t.color)) for f in frames]).T
-    got = observe.answer(_measured(labels, idx, "hand", x=xs, y=ys), idx)
+    got = answer_of(_measured(labels, idx, "hand", x=xs, y=ys), idx)
     assert answer_key("rotation", got) == "ccw"

@@ -11,6 +11,7 @@ import tempogen.generators.patterns.objects3d  # noqa: F401  (registers the 3D p
 from tempogen import observe
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import centroid, hue_mask, paints, pixel_states_3d
+from tempogen.facts import answer_of
 from tempogen.generators.motion import MOTIONS, SAMPLES, Scene, Style, certify, make_scene
 from tempogen.generators.patterns.objects3d import NOTE, RigidWorld
 from tempogen.generators.render2d import BACKGROUNDS
@@ -69,7 +70,7 @@ def _pixel_answer(name: str, scene: Scene, idx: np.ndarray, frames: list):
     labels = scene.labels()
     measured = pixel_states_3d(frames, labels, idx)
     subj = measured.subject
-    return observe.answer(measured, idx), np.c_[subj.x[idx], subj.y[idx]]
+    return answer_of(measured, idx), np.c_[subj.x[idx], subj.y[idx]]
 
 
 def test_patterns_are_registered_as_3d_object_scenes():
@@ -109,7 +110,7 @@ def test_pixels_give_the_label_answer(name: str, key: str) -> None:
         return  # seen obliquely, its paint does not turn rigidly on screen: read via its mark
     # the repo's generic pixel verifier (colour masks, patch rotation) agrees
     spin = labels.query.kind == "spin"
-    generic = observe.answer(pixel_labels(frames, labels, idx, rotation=spin), idx)
+    generic = answer_of(pixel_labels(frames, labels, idx, rotation=spin), idx)
     assert generic is not None and answer_key(MOTIONS[name].fact, generic) == key
 
 

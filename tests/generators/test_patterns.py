@@ -9,6 +9,7 @@ import pytest
 
 from tempogen import observe
 from tempogen.builders.audit.pixels import COLOR_TOL, pixel_labels
+from tempogen.facts import answer_of
 from tempogen.generators.motion import (
     COLORS,
     MOTIONS,
@@ -38,7 +39,7 @@ def _render(labels: Labels, idx: np.ndarray, background: str, seed: int) -> list
 def _pixel_answer(labels: Labels, frames: list[np.ndarray], idx: np.ndarray):
     spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
     seen = pixel_labels(frames, labels, idx, rotation=spin)
-    return observe.answer(seen, idx)
+    return answer_of(seen, idx)
 
 
 @pytest.mark.parametrize("name,key", CASES)
@@ -192,5 +193,5 @@ def test_every_default_question_certifies() -> None:
         labels, _, _ = spec_labels(spec)
         idx = observe.uniform_indices(labels.num_frames, SAMPLES)
         fact = get_motion(spec.motion).fact
-        assert answer_key(fact, observe.answer(labels, idx)) == spec.answer_key, spec.id
-        assert observe.answer(labels, np.array([0])) is None
+        assert answer_key(fact, answer_of(labels, idx)) == spec.answer_key, spec.id
+        assert answer_of(labels, np.array([0])) is None

@@ -28,6 +28,7 @@ from tempogen.builders.exports.videott.text import (
     has_states,
 )
 from tempogen.errors import InputFileError, MissingFileError
+from tempogen.facts import answer_of
 from tempogen.io import write_json
 from tempogen.labels import Labels
 from tempogen.questions import answer_key, describe
@@ -160,7 +161,7 @@ def question_set(row: dict[str, Any]) -> dict[str, Any]:
         questions.append(q)
     questions.append(_multiple_choice(ctx))
     idx = observe.uniform_indices(ctx.n, SAMPLING_FRAMES)
-    sampled = observe.answer(ctx.labels, idx)
+    sampled = answer_of(ctx.labels, idx)
     factors = complexity_factors(row)
     return {
         "video_id": ctx.id,

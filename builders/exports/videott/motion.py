@@ -20,6 +20,7 @@ from tempogen.builders.exports.videott.text import (
     direction_segments,
     rotation_segments,
 )
+from tempogen.facts import answer_of
 from tempogen.labels import Labels
 from tempogen.questions import answer_key, describe
 
@@ -34,7 +35,7 @@ class _Ctx:
         self.labels = Labels.from_json(row["labels"])
         q = self.labels.query
         self.fact, self.kind, self.objects = q.fact, q.kind, q.objects
-        value = observe.answer(self.labels)
+        value = answer_of(self.labels)
         if value is None:
             raise ValueError(f"row {self.id!r}: the labels do not determine an answer")
         self.key = answer_key(self.fact, value)

@@ -7,7 +7,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tempogen import observe
 from tempogen.builders.audit.sampling import uniform
 from tempogen.builders.audit.validity import (
     PUBLISHED,
@@ -18,6 +17,7 @@ from tempogen.builders.audit.validity import (
     validity_report,
 )
 from tempogen.config import load_config
+from tempogen.facts import answer_of, get_fact
 from tempogen.generators.build import labels_json, plan, question_fields, spec_labels
 from tempogen.generators.motion import get_motion
 from tempogen.labels import Labels, Query, Track
@@ -73,7 +73,7 @@ def test_two_leg_slide_needs_the_corner_and_the_order():
     c = certificate(left_then_up())
     assert c["true_key"] == "left-up" and c["answerable_16"]
     # m=2 sees one diagonal step (no dominant direction); m=3 samples frames 0, 30, 60
-    assert observe.answer(left_then_up(), uniform(N, 2)) == ()
+    assert answer_of(left_then_up(), uniform(N, 2)) == ()
     assert c["minimal_m"] == 3
     assert c["shuffled_determines"] == 0.0
 
@@ -91,14 +91,15 @@ def test_explicit_true_key_that_frames_contradict():
 
 def test_single_frame_is_checked_on_every_frame(monkeypatch):
     """A future observer that reads the answer off the last frame alone is caught."""
-    real = observe.answer
+    direction = get_fact("direction")
+    real = direction.derive
 
     def peeking(labels, idx=None):
         if idx is not None and len(idx) == 1:
             return ("left",) if int(idx[0]) == labels.num_frames - 1 else None
         return real(labels, idx)
 
-    monkeypatch.setattr(observe, "answer", peeking)
+    monkeypatch.setattr(direction, "derive", peeking)
     assert certificate(slide_left())["single_frame_determines"] is True
     assert certificate(left_then_up())["single_frame_determines"] is False  # wrong key
 
@@ -267,7 +268,7 @@ def test_an_undetermined_question_passes_nothing():
     # speed growing 1.0 -> 1.3: too fast for "constant", too slow for "accelerating"
     x = 60 + np.cumsum(np.linspace(2.0, 2.6, N))
     lab = _labels(x, fact="speed", kind="position")
-    assert observe.answer(lab) is None
+    assert answer_of(lab) is None
     c = certificate(lab)
     assert c["true_key"] is None and c["minimal_m"] is None
     assert not (c["answerable_16"] or c["single_frame_determines"] or c["videott_80"])

@@ -9,7 +9,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tempogen import observe
 from tempogen.builders.exports.videott import (
     FACTORS,
     KINDS,
@@ -19,6 +18,7 @@ from tempogen.builders.exports.videott import (
     read_videott,
 )
 from tempogen.config import config_from_dict
+from tempogen.facts import FACTS, answer_of
 from tempogen.generators.build import labels_json, plan, question_fields, render_spec, spec_labels
 from tempogen.generators.motion import get_motion
 from tempogen.labels import Labels, Query, Track
@@ -66,7 +66,7 @@ def hand_row(
 ) -> dict:
     """A row around hand-made states; the answer key and options come from the states."""
     labels = Labels(size[0], size[1], fps, tuple(tracks), query, {"nouns": nouns})
-    key = answer_key(query.fact, observe.answer(labels))
+    key = answer_key(query.fact, answer_of(labels))
     options = [option_text(query.fact, key, labels), "Something else."]
     return {
         "id": "hand-0000",
@@ -114,7 +114,7 @@ def test_every_generated_clip_gets_five_consistent_questions(rows) -> None:
         assert set(qs["complexity_factors"]) <= set(FACTORS)
         assert qs["sampling_check"]["answerable"] is True
         json.dumps(qs)  # JSON-ready
-    assert facts == set(observe.FACTS)
+    assert facts == set(tuple(FACTS))
 
 
 def spin_row(steps: np.ndarray, shape: str = "star", edits: list | None = None) -> dict:

@@ -1,0 +1,343 @@
+"""Facts, one registry: what a question asks, how its answer is derived, keyed and worded.
+
+A :class:`Fact` is one object per kind of answer (direction sequence, rotation senses, speed
+trend, frequency trend, count, event order, trajectory shape). It derives its value from a
+clip's per-frame states seen at chosen frames (through :mod:`tempogen.observe`), turns a value
+into a stable answer *key* and back, lists the keys a question may offer, words a key as an
+option or a caption phrase, and draws the options of a question. Questions, answers, captions,
+Video-TT sets, edits and pixel verification all read facts from here, so no module has to
+recover a fact by parsing English option text. States measured from pixels go through the same
+:meth:`Fact.derive`, which is how ``tempogen audit verify`` re-answers a question.
+
+A new fact is one subclass registered with :func:`register_fact` (see the README).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any, ClassVar
+
+import numpy as np
+
+from tempogen import observe
+from tempogen.errors import ConfigurationError
+from tempogen.labels import Labels
+
+DIRECTION_WORD = {"left": "Leftwards", "right": "Rightwards", "up": "Upwards", "down": "Downwards"}
+INVERT_DIRECTION = {"left": "right", "right": "left", "up": "down", "down": "up"}
+ROTATION_TEXT = {
+    "cw": "Clockwise throughout.",
+    "ccw": "Counter-clockwise throughout.",
+    "cw-ccw": "Clockwise then counter-clockwise.",
+    "ccw-cw": "Counter-clockwise then clockwise.",
+    "none": "No rotation.",
+}
+SPEED_TEXT = {
+    "accelerating": "Accelerating.",
+    "decelerating": "Decelerating.",
+    "constant": "Constant speed.",
+    "none": "No movement.",
+}
+FREQUENCY_TEXT = {
+    "increasing": "The frequency increases.",
+    "decreasing": "The frequency decreases.",
+    "constant": "The frequency stays constant.",
+    "none": "It does not happen at all.",
+}
+TRAJECTORY_TEXT = {
+    "circle": "Circle.",
+    "triangle": "Triangle.",
+    "square": "Square/rectangle.",
+    "trapezoid": "Trapezoid.",
+    "diamond": "Diamond.",
+    "infinity": "Infinity-shape.",
+    "star": "Star.",
+    "none": "Not drawing at all.",
+}
+COUNT_RANGE = range(0, 8)
+
+
+class FactError(ConfigurationError):
+    """A fact name no registered fact has (in a pattern, a manifest or a plugin)."""
+
+
+def describe(track_name: str, labels: Labels) -> str:
+    """Noun phrase for an object: ``the red star``."""
+    return str(labels.meta.get("nouns", {}).get(track_name, f"the {track_name}"))
+
+
+def _all_frames(labels: Labels, idx: np.ndarray | None) -> np.ndarray:
+    n = labels.num_frames
+    return np.arange(n) if idx is None else np.asarray(idx, dtype=np.int64)
+
+
+class Fact:
+    """One kind of answer. Subclasses set ``name`` and override what differs.
+
+    ``options``: how many options a question shows (None: every candidate key).
+    """
+
+    name: ClassVar[str] = ""
+    options: ClassVar[int | None] = None
+
+    # -- value ----------------------------------------------------------------------------
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        """The value the states at ``idx`` (default: every frame) show; None = undetermined."""
+        raise NotImplementedError
+
+    def key(self, value: Any) -> str:
+        """Stable string key of a value (an undetermined value has none)."""
+        if value is None:
+            raise ValueError(f"fact {self.name!r} is undetermined: no answer key")
+        return str(value)
+
+    def value(self, key: str) -> Any:
+        """The value a key stands for (inverse of :meth:`key` on the fact's answers)."""
+        return key
+
+    # -- wording --------------------------------------------------------------------------
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        """Every answer key a question about this fact could have."""
+        raise NotImplementedError
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        """The option sentence a reader sees for ``key``."""
+        raise NotImplementedError
+
+    def phrase(self, key: str, labels: Labels) -> str:
+        """The answer as words inside a sentence: the option text, lower-cased, no full stop."""
+        text = self.option_text(key, labels).strip().rstrip(".").strip()
+        return text[:1].lower() + text[1:]
+
+    def num_options(self, objects: tuple[str, ...] = ()) -> int:
+        """How many options a question about this fact shows."""
+        n = len(self.keys(objects))
+        return n if self.options is None else min(self.options, n)
+
+    # -- options --------------------------------------------------------------------------
+    def distractors(
+        self, key: str, others: list[str], k: int, rng: np.random.Generator
+    ) -> list[str]:
+        """``k - 1`` wrong keys for a question whose right key is ``key``."""
+        rng.shuffle(others)
+        return others[: k - 1]
+
+    def choose_options(
+        self, key: str, labels: Labels, rng: np.random.Generator, answer_pos: int | None = None
+    ) -> list[str]:
+        """Answer keys in display order: the right one plus distractors, shuffled by ``rng``.
+
+        With ``answer_pos`` the right key lands at that position (builders balance positions).
+        """
+        pool = self.keys(labels.query.objects)
+        if key not in pool:
+            raise ValueError(f"answer {key!r} is not a valid {self.name} option; valid: {pool}")
+        k = self.num_options(labels.query.objects)
+        others = [p for p in pool if p != key]
+        distract = list(self.distractors(key, others, k, rng))
+        rng.shuffle(distract)
+        pos = int(rng.integers(0, k)) if answer_pos is None else answer_pos % k
+        return distract[:pos] + [key] + distract[pos:]
+
+
+class _Sequence(Fact):
+    """A sequence of tokens (``("left", "up")``), keyed ``left-up``; empty = ``none``."""
+
+    def key(self, value: Any) -> str:
+        if value is None:
+            raise ValueError(f"fact {self.name!r} is undetermined: no answer key")
+        return "-".join(value) if value else "none"
+
+    def value(self, key: str) -> tuple[str, ...]:
+        return () if key == "none" else tuple(key.split("-"))
+
+
+class Direction(_Sequence):
+    """The dominant screen directions the subject moves in, in order."""
+
+    name = "direction"
+    options = 6
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.direction(labels, _all_frames(labels, idx), labels.subject)
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        singles = list(DIRECTION_WORD)
+        return singles + [f"{a}-{b}" for a in singles for b in singles if a != b] + ["none"]
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        if key == "none":
+            return "No movements."
+        words = [DIRECTION_WORD[t] for t in key.split("-")]
+        return (words[0] if len(words) == 1 else words[0] + " then " + words[1].lower()) + "."
+
+    def distractors(
+        self, key: str, others: list[str], k: int, rng: np.random.Generator
+    ) -> list[str]:
+        """Distractors a temporal reader must rule out first: reversed order, inverted tokens."""
+        hard: list[str] = []
+        if key != "none":
+            toks = key.split("-")
+            inv = [INVERT_DIRECTION[t] for t in toks]
+            hard = ["-".join(inv), "-".join(reversed(toks)), "-".join(reversed(inv))]
+        hard = [h for h in dict.fromkeys(hard) if h != key and h in others]
+        rest = [p for p in others if p not in hard]
+        rng.shuffle(rest)
+        if key != "none" and "none" in rest:
+            rest.remove("none")
+            rest.insert(0, "none")
+        return (hard + rest)[: k - 1]
+
+
+class Rotation(_Sequence):
+    """The senses of turning (``cw``/``ccw``), of a spin or an orbit as the query says."""
+
+    name = "rotation"
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.rotation(labels, _all_frames(labels, idx))
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return list(ROTATION_TEXT)
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        return ROTATION_TEXT[key]
+
+
+class Speed(Fact):
+    """How the subject's speed (of position, or of turning) changes over the clip."""
+
+    name = "speed"
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        kind = labels.query.kind or "position"
+        return observe.speed(labels, _all_frames(labels, idx), labels.subject, kind)
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return list(SPEED_TEXT)
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        return SPEED_TEXT[key]
+
+
+class Frequency(Fact):
+    """How often a repeated action happens: more often, less often, steadily, never."""
+
+    name = "frequency"
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.frequency(labels, _all_frames(labels, idx))
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return list(FREQUENCY_TEXT)
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        return FREQUENCY_TEXT[key]
+
+
+class Count(Fact):
+    """How many times the repeated action happens."""
+
+    name = "count"
+    options = 6
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.count(labels, _all_frames(labels, idx))
+
+    def value(self, key: str) -> int:
+        return int(key)
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return [str(i) for i in COUNT_RANGE]
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        return key
+
+    def distractors(
+        self, key: str, others: list[str], k: int, rng: np.random.Generator
+    ) -> list[str]:
+        """A window of consecutive counts around the right one."""
+        c = int(key)
+        lo = int(np.clip(c - rng.integers(0, k), COUNT_RANGE.start, COUNT_RANGE.stop - k))
+        return [str(i) for i in range(lo, lo + k) if i != c][: k - 1]
+
+
+class Order(Fact):
+    """Which object starts its action first (or all at once, or none); the key names the first
+    group: one object's name, ``same`` for a tie, ``none`` when nothing starts."""
+
+    name = "order"
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.order(labels, _all_frames(labels, idx))
+
+    def key(self, value: Any) -> str:
+        if value is None:
+            raise ValueError(f"fact {self.name!r} is undetermined: no answer key")
+        if not value:
+            return "none"
+        first = value[0]
+        return first[0] if len(first) == 1 else "same"
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return list(objects) + ["same", "none"]
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        n = len(labels.query.objects)
+        if key == "same":
+            return "Both at the same time." if n == 2 else "All at the same time."
+        if key == "none":
+            return "None of them." if n > 2 else "Neither of them."
+        phrase = describe(key, labels)
+        return phrase[0].upper() + phrase[1:] + "."
+
+
+class Trajectory(Fact):
+    """The shape the subject's path draws over the clip."""
+
+    name = "trajectory"
+    options = 6
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.trajectory(labels, _all_frames(labels, idx))
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return list(TRAJECTORY_TEXT)
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        return TRAJECTORY_TEXT[key]
+
+
+FACTS: dict[str, Fact] = {}
+
+
+def register_fact(cls: type[Fact]) -> type[Fact]:
+    """Class decorator: add a fact to the registry under its ``name``."""
+    if not cls.name:
+        raise ValueError(f"{cls.__name__}: set a name")
+    if cls.name in FACTS:
+        raise ValueError(f"fact {cls.name!r} is registered twice")
+    FACTS[cls.name] = cls()
+    return cls
+
+
+def get_fact(name: str) -> Fact:
+    """The registered fact ``name``; an unknown name is an error naming the known ones."""
+    try:
+        return FACTS[name]
+    except KeyError:
+        raise FactError(f"unknown fact {name!r}; known: {', '.join(FACTS)}") from None
+
+
+def fact_names() -> Iterator[str]:
+    """Names of every registered fact, built-ins first."""
+    return iter(list(FACTS))
+
+
+def answer_of(labels: Labels, idx: np.ndarray | None = None) -> Any:
+    """The value of the query's fact, from the states at ``idx`` (default: every frame)."""
+    return get_fact(labels.query.fact).derive(labels, idx)
+
+
+for _cls in (Direction, Rotation, Speed, Frequency, Count, Order, Trajectory):
+    register_fact(_cls)
