@@ -217,10 +217,12 @@ def _answer(row: dict[str, Any], fact: str) -> tuple[str, str]:
         f = get_fact(fact)
     except FactError:
         return key, key
-    labels = Labels.from_json(labels_json) if "tracks" in labels_json else None
-    if labels is None and fact == "order":
-        return key, key  # no states to name the object by: its track name
-    return key, f.phrase(key, labels)  # type: ignore[arg-type]
+    if "tracks" in labels_json:
+        return key, f.phrase(key, Labels.from_json(labels_json))
+    if fact == "order" and key not in ("same", "none"):  # no tracks: name it by its noun
+        nouns = (labels_json.get("meta") or {}).get("nouns") or {}
+        return key, str(nouns.get(key, f"the {key}"))
+    return key, f.phrase(key, None)  # type: ignore[arg-type]  # wording needs no states
 
 
 def library_caption(row: dict[str, Any]) -> str:

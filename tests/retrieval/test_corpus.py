@@ -92,11 +92,11 @@ def test_content_hash_tracks_captions_and_ids(tmp_path: Path) -> None:
     assert h1 == h2 != h3
 
 
-def row(i: int, fact: str, kind: str, answer: str, objects=("subject",), **nouns) -> dict:
+def row(i: int, fact: str, kind: str, key: str, objects=("subject",), **nouns) -> dict:
     return {
         "id": f"clip-{i}",
         "question": "Which light turns on first?",
-        "answer_text": answer,
+        "answer_key": key,
         "labels": {
             "meta": {"nouns": {"subject": "the red star", **nouns}},
             "query": {"fact": fact, "kind": kind, "objects": list(objects)},
@@ -106,10 +106,10 @@ def row(i: int, fact: str, kind: str, answer: str, objects=("subject",), **nouns
 
 def test_library_captions(tmp_path: Path) -> None:
     rows = [
-        row(0, "rotation", "spin", "Clockwise then counter-clockwise."),
+        row(0, "rotation", "spin", "cw-ccw"),
         row(1, "count", "flash", "1"),
-        row(2, "direction", "", "Leftwards then upwards."),
-        row(3, "order", "lit", "The blue lamp.", ("subject", "b"), b="the blue lamp"),
+        row(2, "direction", "", "left-up"),
+        row(3, "order", "lit", "b", ("subject", "b"), b="the blue lamp"),
     ]
     write_jsonl(tmp_path / "manifest.jsonl", rows)
     c = load_library(tmp_path)
