@@ -3,6 +3,8 @@
 from tempogen.editing.clip import Clip, EditError
 from tempogen.editing.ops import (
     OPS,
+    Composite,
+    Concat,
     Crop,
     Loop,
     Mirror,
@@ -16,12 +18,15 @@ from tempogen.editing.ops import (
     concat,
     make_op,
     pair_with_black_gap,
+    register_op,
 )
 from tempogen.editing.pipeline import load_pipelines, parse_pipeline, run_pipeline
 
 __all__ = [
     "OPS",
     "Clip",
+    "Composite",
+    "Concat",
     "Crop",
     "EditError",
     "Loop",
@@ -37,6 +42,7 @@ __all__ = [
     "load_pipelines",
     "make_op",
     "pair_with_black_gap",
+    "register_op",
     "parse_pipeline",
     "run_pipeline",
 ]

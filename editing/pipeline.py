@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from tempogen.editing.clip import Clip, EditError
-from tempogen.editing.ops import Op, make_op
+from tempogen.editing.ops.base import Op, make_op
 
 
 def parse_pipeline(spec: Any, where: str = "pipeline") -> list[Op]:

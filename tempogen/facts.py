@@ -66,11 +66,6 @@ def describe(track_name: str, labels: Labels) -> str:
     return str(labels.meta.get("nouns", {}).get(track_name, f"the {track_name}"))
 
 
-def _all_frames(labels: Labels, idx: np.ndarray | None) -> np.ndarray:
-    n = labels.num_frames
-    return np.arange(n) if idx is None else np.asarray(idx, dtype=np.int64)
-
-
 class Fact:
     """One kind of answer. Subclasses set ``name`` and override what differs.
 
@@ -81,6 +76,11 @@ class Fact:
     options: ClassVar[int | None] = None
 
     # -- value ----------------------------------------------------------------------------
+    @staticmethod
+    def frames(labels: Labels, idx: np.ndarray | None) -> np.ndarray:
+        """The frame indices to read: ``idx``, or every frame when None."""
+        return np.arange(labels.num_frames) if idx is None else np.asarray(idx, dtype=np.int64)
+
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
         """The value the states at ``idx`` (default: every frame) show; None = undetermined."""
         raise NotImplementedError
@@ -159,7 +159,7 @@ class Direction(_Sequence):
     options = 6
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
-        return observe.direction(labels, _all_frames(labels, idx), labels.subject)
+        return observe.direction(labels, self.frames(labels, idx), labels.subject)
 
     def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
         singles = list(DIRECTION_WORD)
@@ -195,7 +195,7 @@ class Rotation(_Sequence):
     name = "rotation"
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
-        return observe.rotation(labels, _all_frames(labels, idx))
+        return observe.rotation(labels, self.frames(labels, idx))
 
     def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
         return list(ROTATION_TEXT)
@@ -211,7 +211,7 @@ class Speed(Fact):
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
         kind = labels.query.kind or "position"
-        return observe.speed(labels, _all_frames(labels, idx), labels.subject, kind)
+        return observe.speed(labels, self.frames(labels, idx), labels.subject, kind)
 
     def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
         return list(SPEED_TEXT)
@@ -226,7 +226,7 @@ class Frequency(Fact):
     name = "frequency"
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
-        return observe.frequency(labels, _all_frames(labels, idx))
+        return observe.frequency(labels, self.frames(labels, idx))
 
     def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
         return list(FREQUENCY_TEXT)
@@ -242,7 +242,7 @@ class Count(Fact):
     options = 6
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
-        return observe.count(labels, _all_frames(labels, idx))
+        return observe.count(labels, self.frames(labels, idx))
 
     def value(self, key: str) -> int:
         return int(key)
@@ -269,7 +269,7 @@ class Order(Fact):
     name = "order"
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
-        return observe.order(labels, _all_frames(labels, idx))
+        return observe.order(labels, self.frames(labels, idx))
 
     def key(self, value: Any) -> str:
         if value is None:
@@ -299,7 +299,7 @@ class Trajectory(Fact):
     options = 6
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
-        return observe.trajectory(labels, _all_frames(labels, idx))
+        return observe.trajectory(labels, self.frames(labels, idx))
 
     def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
         return list(TRAJECTORY_TEXT)

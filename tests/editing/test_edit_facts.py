@@ -259,14 +259,28 @@ def test_ops_apply_kernels_to_declared_facts(op, facts, expected) -> None:
             {"speed": "decelerating"},
             "speed_ramp: cannot transform label 'speed'",
         ),
-        (Trim(0.5), {"rotation": ["cw"]}, r"trim: cannot transform labels \['rotation'\] soundly"),
-        (Speed(2), {"colour": "red"}, "speed x2: cannot transform label 'colour'"),
+        (
+            Trim(0.5),
+            {"rotation": ["cw"]},
+            r"trim\(start=0.5, end=None\): cannot transform label 'rotation' soundly: its answer "
+            "is read from per-frame states",
+        ),
+        (
+            Speed(2),
+            {"colour": "red"},
+            r"speed\(factor=2\): cannot transform label 'colour' soundly: the op does not declare",
+        ),
         (
             Speed(2),
             {"count": 3},
-            "speed x2: cannot transform label 'count' soundly: dropped frames",
+            r"speed\(factor=2\): cannot transform label 'count' soundly: its answer is read from "
+            "per-frame states",
         ),
-        (SpeedRamp(0.5, 2.0), {"rotation": ["cw"]}, "speed x2: cannot transform label 'rotation'"),
+        (
+            SpeedRamp(0.5, 2.0),
+            {"rotation": ["cw"]},
+            r"speed_ramp\(start=0.5, end=2.0\): cannot transform label 'rotation'",
+        ),
     ],
     ids=[
         "reverse-order",

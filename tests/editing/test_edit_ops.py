@@ -24,6 +24,7 @@ from tempogen.editing import (
     ZoomIn,
 )
 from tempogen.editing.ops import COUNTERFACTUAL, ZOOM
+from tempogen.labels import Query
 
 
 def _states(clip: Clip) -> dict[str, np.ndarray]:
@@ -145,13 +146,29 @@ class TestTrim:
             Trim(start, end)(tiny)
 
 
+def counting(clip: Clip) -> Clip:
+    """The tiny clip asking how often its square flashes (lit on frames 4-5): a question
+    ``loop`` declares (it multiplies counts); it refuses direction questions (seam jumps)."""
+    track = clip.labels.subject
+    lit = np.zeros(track.num_frames, bool)
+    lit[4:6] = True
+    labels = clip.labels.with_tracks(
+        (track.with_states(lit=lit),), query=Query("count", ("subject",), kind="flash")
+    )
+    return clip.evolve(labels=labels)
+
+
 class TestLoop:
     @pytest.mark.parametrize("times", [1, 2, 3])
     def test_contract(self, check_edit, tiny, times) -> None:
-        check_edit(Loop(times), tiny)
+        check_edit(Loop(times), counting(tiny))
+
+    def test_refuses_direction_seams(self, tiny) -> None:
+        with pytest.raises(EditError, match="loop 2: cannot transform label 'direction'"):
+            Loop(2)(tiny)
 
     def test_tiles(self, tiny, tiny_frames_ref) -> None:
-        out = Loop(2)(tiny)
+        out = Loop(2)(counting(tiny))
         np.testing.assert_array_equal(out.to_array(), np.concatenate([tiny_frames_ref] * 2))
         np.testing.assert_array_equal(out.labels.subject.x, np.tile(tiny.labels.subject.x, 2))
 
@@ -306,7 +323,7 @@ class TestZoomIn:
     ids=["reverse-mirror", "speed-rotate-crop", "mirror-zoom-reverse", "loop-rotate-slow"],
 )
 def test_chains_keep_labels_on_the_square(check_edit, tiny, centroids, ops) -> None:
-    out = tiny
+    out = counting(tiny) if any(isinstance(op, Loop) for op in ops) else tiny
     for op in ops:
         out = check_edit(op, out)
     assert [e["op"] for e in out.edits] == [op.name for op in ops]

@@ -83,10 +83,13 @@ def test_parse_accepts_scalars_and_none() -> None:
         ("[reverse, 3]\n", r"p.yaml\[1\]: expected an op name or a one-key mapping, got 3"),
         (
             "[reverse, {spin: 2}]\n",
-            r"p.yaml\[1\]: unknown op 'spin'; known ops: crop, loop, mirror",
+            r"p.yaml\[1\]: unknown op 'spin'; known ops: composite, concat, crop, loop, mirror",
         ),
         ("[{speed: 0}]\n", r"p.yaml\[0\]: speed: factor must be a positive number, got 0"),
-        ("[{speed: {fast: 2}}]\n", r"p.yaml\[0\]: speed: bad parameters \{'fast': 2\}"),
+        (
+            "[{speed: {fast: 2}}]\n",
+            r"p.yaml\[0\]: speed: unknown parameter\(s\) \['fast'\]; parameters: factor",
+        ),
         ("[{rotate: [90, 180]}]\n", r"p.yaml\[0\]: rotate: bad parameters \[90, 180\]"),
         ("[{rotate: 45}]\n", r"p.yaml\[0\]: rotate: degrees must be 90, 180 or 270"),
         ("[{mirror: diagonal}]\n", r"p.yaml\[0\]: mirror: axis must be"),

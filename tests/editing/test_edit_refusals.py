@@ -94,13 +94,16 @@ def test_unknown_op_in_pipeline() -> None:
     with pytest.raises(EditError) as e:
         parse_pipeline(["reverse", {"mirror": "horizontal"}, "rewind"])
     assert str(e.value) == (
-        "pipeline[2]: unknown op 'rewind'; known ops: crop, loop, mirror, reverse, rotate, "
+        "pipeline[2]: unknown op 'rewind'; known ops: composite, concat, crop, loop, mirror, "
+        "reverse, rotate, "
         "speed, speed_ramp, trim, zoom_in"
     )
 
 
 def test_make_op_bad_parameters() -> None:
-    with pytest.raises(EditError, match=r"^speed: bad parameters \{'fast': 2\}"):
+    with pytest.raises(
+        EditError, match=r"^speed: unknown parameter\(s\) \['fast'\]; parameters: factor"
+    ):
         make_op("speed", {"fast": 2})
     with pytest.raises(EditError, match=r"^mirror: axis must be"):
         make_op("mirror", "sideways")

@@ -1,0 +1,197 @@
+"""The op base classes, the op registry and the effect checks every op goes through.
+
+An op is a small frozen dataclass: ``op(clip)`` returns the edited clip. Subclasses say what
+happens to frames and states (``apply``) and declare, per fact, what happens to the answer
+(``effects``, or ``effect(fact)`` when it depends on parameters; see
+:mod:`tempogen.editing.effects`). ``Op.__call__`` refuses questions about undeclared facts,
+moves declared facts of external clips through the kernels, checks declared answers against
+the edited states, and records the edit.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from collections.abc import Mapping
+from dataclasses import asdict
+from typing import Any, ClassVar
+
+import numpy as np
+
+from tempogen.editing import effects as E
+from tempogen.editing.clip import Clip
+from tempogen.errors import EditError
+from tempogen.facts import get_fact
+
+# TOMATO's variation flag each kind of edit sets.
+COUNTERFACTUAL, COMPOSITE, ZOOM = "counterfactual", "composite", "zoom"
+
+OPS: dict[str, type[Op]] = {}
+
+_JSON_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean"}
+
+
+def _json_type(hint: Any) -> dict[str, Any]:
+    """A JSON-schema type for a parameter's annotation (unions become ``anyOf``)."""
+    origin = typing.get_origin(hint)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return {"anyOf": [_json_type(a) for a in typing.get_args(hint)]}
+    if hint is type(None):
+        return {"type": "null"}
+    if origin in (tuple, list) or hint in (tuple, list):
+        return {"type": "array"}
+    if hint in _JSON_TYPES:
+        t = _JSON_TYPES[hint]
+        return {"type": ["integer", "number"]} if t == "number" else {"type": t}
+    return {}
+
+
+def params_schema(cls: type) -> dict[str, Any]:
+    """A JSON Schema of an op's parameters, from its dataclass fields and their annotations."""
+    hints = typing.get_type_hints(cls)
+    props, required = {}, []
+    for f in dataclasses.fields(cls):
+        props[f.name] = _json_type(hints.get(f.name))
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING:
+            required.append(f.name)
+    return {
+        "type": "object",
+        "properties": props,
+        "required": required,
+        "additionalProperties": False,
+    }
+
+
+def register_op(cls: type[Op]) -> type[Op]:
+    """Class decorator: add an op to the registry under its ``name`` (YAML, ``tempogen edit``)."""
+    if not cls.name:
+        raise ValueError(f"{cls.__name__}: set a name")
+    if cls.name in OPS and OPS[cls.name] is not cls:
+        raise ValueError(f"op {cls.name!r} is registered twice")
+    cls.schema = params_schema(cls)
+    OPS[cls.name] = cls
+    return cls
+
+
+def asked_facts(clip: Clip) -> list[str]:
+    """The facts a clip's question reads: its query's fact, or each declared fact."""
+    out = [clip.labels.query.fact] if clip.labels is not None else []
+    return out + [k for k in clip.facts if k not in out and k != "segments"]
+
+
+class Op:
+    """Base of the single-clip ops."""
+
+    name: ClassVar[str] = ""
+    variation: ClassVar[str] = COUNTERFACTUAL
+    effects: ClassVar[Mapping[str, E.Effect]] = {}
+    schema: ClassVar[dict[str, Any]] = {}
+
+    def effect(self, fact: str) -> E.Effect:
+        """What this op does to answers of ``fact`` (undeclared: unknown, so refused)."""
+        return self.effects.get(fact, E.UNKNOWN)
+
+    def __call__(self, clip: Clip) -> Clip:
+        label = f"{self.name}" + (f"({self._args()})" if self._args() else "")
+        declared = {}
+        for fact in asked_facts(clip):
+            eff = self.effect(fact)
+            E.require(label, eff, fact, has_states=clip.labels is not None and fact == _q(clip))
+            declared[fact] = eff
+        out = self.apply(clip)
+        if clip.facts:
+            moved = {}
+            for k, v in clip.facts.items():
+                moved[k] = v if k == "segments" else declared[k].map(k, v)
+            out = out.evolve(facts=moved)
+        if clip.labels is not None and out.labels is not None:
+            fact = clip.labels.query.fact
+            before = get_fact(fact).derive(clip.labels)
+            eff = declared[fact]
+            expected = None if before is None or eff.kind == "states" else eff.map(fact, before)
+            E.check(label, eff, fact, expected, out.labels)
+        record = {"op": self.name, **asdict(self)}  # type: ignore[call-overload]
+        keep = not self.variation or self.variation in clip.variation
+        flags = clip.variation if keep else clip.variation + (self.variation,)
+        return out.evolve(edits=clip.edits + (record,), variation=flags)
+
+    def _args(self) -> str:
+        if not dataclasses.is_dataclass(self):
+            return ""
+        return ", ".join(f"{f.name}={getattr(self, f.name)!r}" for f in dataclasses.fields(self))
+
+    def apply(self, clip: Clip) -> Clip:
+        """The edited clip: frames (time map, per-frame transforms) and states moved."""
+        raise NotImplementedError
+
+
+def _q(clip: Clip) -> str:
+    return clip.labels.query.fact if clip.labels is not None else ""
+
+
+class TimeOp(Op):
+    """An op that only chooses which current frames are shown, in what order."""
+
+    def select(self, clip: Clip) -> np.ndarray:
+        """Output frame ``j`` shows current frame ``select(clip)[j]``."""
+        raise NotImplementedError
+
+    def apply(self, clip: Clip) -> Clip:
+        from tempogen.editing import algebra
+
+        sel = self.select(clip)
+        if len(sel) == 0:
+            raise EditError(f"{self.name}: the edit leaves no frames")
+        labels = algebra.retime(clip.labels, sel) if clip.labels is not None else None
+        black = clip.black[sel] if clip.black is not None else None
+        return clip.evolve(
+            index=clip.index[sel], affine=clip.affine[sel], labels=labels, black=black
+        )
+
+
+def compose(m: np.ndarray, maps: np.ndarray) -> np.ndarray:
+    """Per-frame ``m[j] o maps[j]`` for 2x3 affine maps (``m`` may be one map or one per frame)."""
+    m = np.broadcast_to(m, maps.shape)
+    lin = np.einsum("nij,njk->nik", m[:, :, :2], maps[:, :, :2])
+    t = np.einsum("nij,nj->ni", m[:, :, :2], maps[:, :, 2]) + m[:, :, 2]
+    return np.concatenate([lin, t[:, :, None]], axis=2)
+
+
+class SpaceOp(Op):
+    """An op that maps every frame's pixels through a similarity transform."""
+
+    def maps(self, clip: Clip) -> tuple[np.ndarray, tuple[int, int]]:
+        """Per-frame 2x3 maps (or one) from current to output pixels, and the output size."""
+        raise NotImplementedError
+
+    def apply(self, clip: Clip) -> Clip:
+        from tempogen.editing import algebra
+
+        m, size = self.maps(clip)
+        m = np.broadcast_to(m, (clip.num_frames, 2, 3))
+        labels = algebra.move(clip.labels, m, size, self.name) if clip.labels is not None else None
+        return clip.evolve(affine=compose(m, clip.affine), size=size, labels=labels)
+
+
+def make_op(name: str, params: Any = None) -> Op:
+    """Build a registered op from its name and parameters (a mapping, a list, one value, none)."""
+    cls = OPS.get(name)
+    if cls is None:
+        raise EditError(f"unknown op {name!r}; known ops: {', '.join(sorted(OPS))}")
+    fields = [f.name for f in dataclasses.fields(cls)]
+    if isinstance(params, dict):
+        unknown = [k for k in params if k not in fields]
+        if unknown:
+            raise EditError(
+                f"{name}: unknown parameter(s) {unknown}; parameters: {', '.join(fields) or 'none'}"
+            )
+    try:
+        if params is None:
+            return cls()
+        if isinstance(params, dict):
+            return cls(**params)
+        if isinstance(params, list | tuple) and getattr(cls, "takes_list", False) is False:
+            return cls(*params)
+        return cls(params)
+    except TypeError as exc:
+        raise EditError(f"{name}: bad parameters {params!r}: {exc}") from None

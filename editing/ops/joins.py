@@ -1,0 +1,240 @@
+"""Ops that join two clips: ``concat`` (A then B), ``composite`` (side by side, or picture in
+picture) and Vinoground's ``pair_with_black_gap``. In a YAML pipeline the second clip is the
+input clip through a sub-pipeline: ``{concat: {other: [reverse], gap: 0.5}}``."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, ClassVar
+
+import cv2
+import numpy as np
+
+from tempogen.editing import algebra
+from tempogen.editing.clip import Clip
+from tempogen.editing.effects import FROM_STATES, PRESERVED, UNKNOWN, Effect, check, mapped, require
+from tempogen.editing.ops._facts import BUILTIN
+from tempogen.editing.ops.base import COMPOSITE, Op, asked_facts, register_op
+from tempogen.errors import EditError
+from tempogen.facts import get_fact
+from tempogen.labels import Labels
+
+
+def _join(fact: str, a: Any, b: Any) -> Any:
+    """A's answer then B's: sequences join (a repeated element merges), counts add, a steady
+    trend stays only when both are the same steady trend."""
+    return algebra.facts_concat({fact: a}, {fact: b})[fact]
+
+
+JOIN = mapped("join", lambda fact, value: value)  # a two-clip kernel: see ``_join``
+# Who starts first in A-then-B is read from the joined states; a path drawn twice is no shape.
+CONCAT_EFFECTS: dict[str, Effect] = {
+    "direction": JOIN,
+    "rotation": JOIN,
+    "speed": JOIN,
+    "frequency": JOIN,
+    "count": JOIN,
+    "order": FROM_STATES,
+}
+COMPOSITE_EFFECTS: dict[str, Effect] = dict.fromkeys(BUILTIN, PRESERVED)  # A's question, A's answer
+
+
+def _require_joinable(a: Clip, b: Clip) -> None:
+    for fact in dict.fromkeys(asked_facts(a) + asked_facts(b)):
+        require("concat", CONCAT_EFFECTS.get(fact, UNKNOWN), fact, a.labels is not None)
+
+
+def _same_format(a: Clip, b: Clip, op: str) -> None:
+    if a.size != b.size or not math.isclose(a.fps, b.fps):
+        raise EditError(f"{op}: clips differ in size or fps: {a.size}@{a.fps} vs {b.size}@{b.fps}")
+
+
+def _joined_labels(a: Labels, b: Labels, gap: int, op: str) -> Labels:
+    """A's states, then ``gap`` hidden frames holding A's last state, then B's states."""
+    if a.query != b.query or [t.name for t in a.tracks] != [t.name for t in b.tracks]:
+        raise EditError(
+            f"{op}: clips show different objects or questions; their labels cannot be joined"
+        )
+    tracks = []
+    for ta, tb in zip(a.tracks, b.tracks, strict=True):
+        if (ta.shape, ta.color, ta.size) != (tb.shape, tb.color, tb.size):
+            raise EditError(f"{op}: object {ta.name!r} looks different in the two clips")
+        hold = (
+            ta.take(np.full(gap, ta.num_frames - 1)).with_states(visible=np.zeros(gap, bool))
+            if gap
+            else None
+        )
+        parts = [ta] + ([hold] if hold is not None else []) + [tb]
+        tracks.append(
+            ta.with_states(
+                **{
+                    k: np.concatenate([getattr(p, k) for p in parts])
+                    for k in ("x", "y", "angle", "scale", "visible", "lit")
+                }
+            )
+        )
+    return a.with_tracks(tuple(tracks))
+
+
+def concat(a: Clip, b: Clip, gap: float | None = None) -> Clip:
+    """A then B (TOMATO's composite motions), with an optional black gap of ``gap`` seconds.
+
+    Both clips must show the same objects and question; the joined states answer it anew.
+    """
+    _same_format(a, b, "concat")
+    g = int(round((gap or 0) * a.fps))
+    labels = (
+        _joined_labels(a.labels, b.labels, g, "concat")
+        if a.labels is not None and b.labels is not None
+        else None
+    )
+    if (a.labels is None) != (b.labels is None):
+        raise EditError("concat: one clip has per-frame labels and the other does not")
+    _require_joinable(a, b)
+    facts = algebra.facts_concat(a.facts, b.facts) if (a.facts or b.facts) else {}
+    w, h = a.size
+    frames = np.concatenate([a.to_array(), np.zeros((g, h, w, 3), np.uint8), b.to_array()])
+    black = np.zeros(len(frames), bool)
+    black[a.num_frames : a.num_frames + g] = True
+    out = Clip.from_array(frames, a.fps, labels, facts).evolve(black=black)
+    if labels is not None:
+        fact = labels.query.fact
+        eff = CONCAT_EFFECTS[fact]
+        if eff.kind == "mapped":
+            va, vb = (get_fact(fact).derive(c.labels) for c in (a, b))
+            want = None if va is None or vb is None else _join(fact, va, vb)
+            check("concat", eff, fact, want, labels)
+    record = {"op": "concat", "gap": gap, "parts": [list(a.edits), list(b.edits)]}
+    return out.evolve(
+        edits=(record,), variation=tuple(dict.fromkeys(a.variation + b.variation + (COMPOSITE,)))
+    )
+
+
+def pair_with_black_gap(pos: Clip, neg: Clip, seconds: float = 2.0) -> Clip:
+    """Vinoground's video-score format: positive clip, ``seconds`` of black, negative clip.
+
+    The result carries which frames belong to which caption, not merged object labels.
+    """
+    _same_format(pos, neg, "pair_with_black_gap")
+    g = int(round(seconds * pos.fps))
+    if g < 1:
+        raise EditError(
+            f"pair_with_black_gap: the gap must hold at least one frame, got {seconds} s"
+        )
+    w, h = pos.size
+    frames = np.concatenate([pos.to_array(), np.zeros((g, h, w, 3), np.uint8), neg.to_array()])
+    black = np.zeros(len(frames), bool)
+    black[pos.num_frames : pos.num_frames + g] = True
+    segments = {
+        "pos": [0, pos.num_frames - 1],
+        "gap": [pos.num_frames, pos.num_frames + g - 1],
+        "neg": [pos.num_frames + g, len(frames) - 1],
+    }
+    out = Clip.from_array(frames, pos.fps, None, {"segments": segments}).evolve(black=black)
+    return out.evolve(
+        edits=({"op": "pair_with_black_gap", "seconds": seconds},), variation=(COMPOSITE,)
+    )
+
+
+def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
+    """Two clips in one frame: side by side (each at half size) or B as a picture in A.
+
+    The question stays A's; B's objects join as extra objects (renamed ``b:<name>``).
+    """
+    for fact in asked_facts(a):
+        require("composite", COMPOSITE_EFFECTS.get(fact, UNKNOWN), fact, a.labels is not None)
+    if layout not in ("side_by_side", "picture_in_picture"):
+        raise EditError(
+            f"composite: layout must be 'side_by_side' or 'picture_in_picture', got {layout!r}"
+        )
+    _same_format(a, b, "composite")
+    n = min(a.num_frames, b.num_frames)
+    w, h = a.size
+    if layout == "side_by_side":
+        ma = np.array([[0.5, 0, 0], [0, 0.5, h / 4]])
+        mb = np.array([[0.5, 0, w / 2], [0, 0.5, h / 4]])
+    else:
+        ma = np.array([[1.0, 0, 0], [0, 1, 0]])
+        s = 0.3
+        mb = np.array([[s, 0, w * (1 - s) - 8], [0, s, 8]])
+    fa, fb = a.to_array()[:n], b.to_array()[:n]
+    frames = np.zeros((n, h, w, 3), np.uint8)
+    for j in range(n):
+        cv2.warpAffine(fa[j], ma, (w, h), dst=frames[j], flags=cv2.INTER_AREA)
+        small = cv2.warpAffine(fb[j], mb, (w, h), flags=cv2.INTER_AREA)
+        mask = cv2.warpAffine(
+            np.ones(fb[j].shape[:2], np.uint8), mb, (w, h), flags=cv2.INTER_NEAREST
+        ).astype(bool)
+        frames[j][mask] = small[mask]
+    labels = None
+    if a.labels is not None:
+        la = algebra.move(
+            algebra.retime(a.labels, np.arange(n)),
+            np.broadcast_to(ma, (n, 2, 3)),
+            (w, h),
+            "composite",
+        )
+        tracks = list(la.tracks)
+        if b.labels is not None:
+            lb = algebra.move(
+                algebra.retime(b.labels, np.arange(n)),
+                np.broadcast_to(mb, (n, 2, 3)),
+                (w, h),
+                "composite",
+            )
+            for t in lb.tracks:
+                role = "distractor" if t.role != "anchor" else "anchor"
+                tracks.append(replace(t, name=f"b:{t.name}", role=role))
+        labels = la.with_tracks(tuple(tracks))
+    out = Clip.from_array(frames, a.fps, labels, dict(a.facts))
+    if labels is not None and a.labels is not None:
+        fact = a.labels.query.fact
+        check("composite", PRESERVED, fact, get_fact(fact).derive(a.labels), labels)
+    record = {"op": "composite", "layout": layout, "parts": [list(a.edits), list(b.edits)]}
+    return out.evolve(
+        edits=(record,), variation=tuple(dict.fromkeys(a.variation + b.variation + (COMPOSITE,)))
+    )
+
+
+def _other(clip: Clip, spec: Any, op: str) -> Clip:
+    """The second clip of a two-clip op in a pipeline: the input through ``spec``'s ops."""
+    from tempogen.editing.pipeline import parse_pipeline, run_pipeline
+
+    return run_pipeline(clip, parse_pipeline(list(spec or []), f"{op}.other"))
+
+
+@register_op
+@dataclass(frozen=True)
+class Concat(Op):
+    """A then B, where B is this clip through the ``other`` ops; ``gap`` seconds of black."""
+
+    other: tuple[Any, ...] = field(default=())
+    gap: float | None = None
+    name: ClassVar[str] = "concat"
+    variation: ClassVar[str] = COMPOSITE
+    effects: ClassVar[dict[str, Effect]] = CONCAT_EFFECTS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "other", tuple(self.other or ()))
+
+    def __call__(self, clip: Clip) -> Clip:
+        return concat(clip, _other(clip, self.other, "concat"), self.gap)
+
+
+@register_op
+@dataclass(frozen=True)
+class Composite(Op):
+    """This clip and the same clip through the ``other`` ops in one frame (A's question)."""
+
+    other: tuple[Any, ...] = field(default=())
+    layout: str = "side_by_side"
+    name: ClassVar[str] = "composite"
+    variation: ClassVar[str] = COMPOSITE
+    effects: ClassVar[dict[str, Effect]] = COMPOSITE_EFFECTS
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "other", tuple(self.other or ()))
+
+    def __call__(self, clip: Clip) -> Clip:
+        return composite(clip, _other(clip, self.other, "composite"), self.layout)

@@ -1,0 +1,41 @@
+"""``loop``: play the clip several times in a row."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from tempogen.editing import algebra
+from tempogen.editing.clip import Clip
+from tempogen.editing.effects import Effect, mapped
+from tempogen.editing.ops._facts import BUILTIN
+from tempogen.editing.ops.base import COMPOSITE, TimeOp, register_op
+from tempogen.errors import EditError
+
+
+@register_op
+@dataclass(frozen=True)
+class Loop(TimeOp):
+    """Play the clip ``times`` times in a row: counts multiply; a sequence would gain a jump at
+    each seam, so sequences, shapes and orders refuse (unless ``times`` is 1)."""
+
+    times: int = 2
+    name: ClassVar[str] = "loop"
+    variation: ClassVar[str] = COMPOSITE
+
+    def __post_init__(self) -> None:
+        if isinstance(self.times, bool) or not isinstance(self.times, int) or self.times < 1:
+            raise EditError(f"loop: times must be a positive integer, got {self.times!r}")
+
+    def effect(self, fact: str) -> Effect:
+        if fact in BUILTIN:
+            return mapped(f"repeat_{self.times}", self._kernel)
+        return super().effect(fact)
+
+    def _kernel(self, fact: str, value: object) -> object:
+        return algebra.facts_loop({fact: value}, self.times)[fact]
+
+    def select(self, clip: Clip) -> np.ndarray:
+        return np.tile(np.arange(clip.num_frames), self.times)

@@ -1,0 +1,35 @@
+"""``reverse``: play the clip backwards."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from tempogen.editing import algebra
+from tempogen.editing.clip import Clip
+from tempogen.editing.effects import FROM_STATES, PRESERVED, Effect, by_dict, mapped
+from tempogen.editing.ops.base import TimeOp, register_op
+
+TIME_REVERSAL = mapped("time_reversal", by_dict(algebra.facts_reverse))
+
+
+@register_op
+@dataclass(frozen=True)
+class Reverse(TimeOp):
+    """Play the clip backwards: sequences reverse and invert, trends swap, counts stay."""
+
+    name: ClassVar[str] = "reverse"
+    effects: ClassVar[dict[str, Effect]] = {
+        "direction": TIME_REVERSAL,
+        "rotation": TIME_REVERSAL,
+        "speed": TIME_REVERSAL,
+        "frequency": TIME_REVERSAL,
+        "count": PRESERVED,
+        "trajectory": PRESERVED,
+        "order": FROM_STATES,  # who starts first backwards depends on when each action ends
+    }
+
+    def select(self, clip: Clip) -> np.ndarray:
+        return np.arange(clip.num_frames)[::-1]

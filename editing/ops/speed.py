@@ -1,0 +1,89 @@
+"""``speed`` and ``speed_ramp``: play faster or slower, at a constant or a changing rate."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from tempogen.editing import algebra
+from tempogen.editing.clip import Clip
+from tempogen.editing.effects import FROM_STATES, PRESERVED, Effect, mapped
+from tempogen.editing.ops.base import TimeOp, register_op
+from tempogen.errors import EditError
+
+# Dropped frames (a rate above 1) may hide a brief event or alias a fast turn: those answers
+# are then read again from the resampled states, and external clips without states refuse.
+DROPS_FRAMES = ("count", "frequency", "rotation")
+
+
+def _positive(op: str, name: str, v: object) -> None:
+    if isinstance(v, bool) or not (isinstance(v, int | float) and v > 0 and math.isfinite(v)):
+        raise EditError(f"{op}: {name} must be a positive number, got {v!r}")
+
+
+@register_op
+@dataclass(frozen=True)
+class Speed(TimeOp):
+    """Play ``factor`` times faster (frames dropped) or slower (frames repeated); fps stays."""
+
+    factor: float
+    name: ClassVar[str] = "speed"
+
+    def __post_init__(self) -> None:
+        _positive("speed", "factor", self.factor)
+
+    def effect(self, fact: str) -> Effect:
+        if fact in DROPS_FRAMES:
+            return FROM_STATES if self.factor > 1 else PRESERVED
+        if fact in ("direction", "speed", "trajectory", "order"):
+            return PRESERVED  # a uniform rate keeps every sequence and trend
+        return super().effect(fact)
+
+    def select(self, clip: Clip) -> np.ndarray:
+        n = clip.num_frames
+        m = int(math.floor((n - 1) / self.factor)) + 1
+        # floor, not round: slow motion holds every frame equally long (no 2-1-3 judder)
+        return np.minimum(np.floor(np.arange(m) * self.factor + 1e-9).astype(int), n - 1)
+
+
+@register_op
+@dataclass(frozen=True)
+class SpeedRamp(TimeOp):
+    """Playback rate changing linearly from ``start`` to ``end`` times normal over the clip."""
+
+    start: float
+    end: float
+    name: ClassVar[str] = "speed_ramp"
+
+    def __post_init__(self) -> None:
+        _positive("speed_ramp", "start", self.start)
+        _positive("speed_ramp", "end", self.end)
+
+    def effect(self, fact: str) -> Effect:
+        if fact == "speed" or (fact == "frequency" and max(self.start, self.end) <= 1):
+            # a steady motion becomes accelerating under a rising rate, decelerating under a
+            # falling one; a trend against the ramp cannot be decided and refuses
+            return mapped("rate_ramp", self._ramp)
+        if fact == "frequency":
+            return FROM_STATES  # dropped frames may hide a flash: count the gaps that remain
+        if fact in DROPS_FRAMES:
+            return FROM_STATES if max(self.start, self.end) > 1 else PRESERVED
+        if fact in ("direction", "trajectory", "order"):
+            return PRESERVED  # a monotone time map keeps sequences, shapes and who starts first
+        return super().effect(fact)
+
+    def _ramp(self, fact: str, value: object) -> object:
+        ramped = algebra.facts_ramp({fact: value}, self.start, self.end)
+        return algebra.facts_speed(ramped, max(self.start, self.end))[fact]
+
+    def select(self, clip: Clip) -> np.ndarray:
+        n = clip.num_frames
+        pos, out = 0.0, []
+        while pos <= n - 1 + 1e-9:
+            out.append(min(int(round(pos)), n - 1))
+            u = pos / max(n - 1, 1)
+            pos += self.start + (self.end - self.start) * u
+        return np.array(out, dtype=int)
