@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from tempogen.editing import (
+    Clip,
     Crop,
     EditError,
     Mirror,
@@ -124,3 +125,28 @@ def test_same_spec_same_ops_same_output(tmp_path, tiny) -> None:
     np.testing.assert_array_equal(
         run_pipeline(tiny, a).to_array(), run_pipeline(tiny, b).to_array()
     )
+
+
+def test_concat_and_composite_in_yaml(tmp_path, generated, keys) -> None:
+    """Two-clip ops take the input clip and the same clip through their ``other`` ops."""
+    (tmp_path / "p.yaml").write_text(
+        "there_and_back: [{concat: {other: [reverse], gap: 0.5}}]\n"
+        "pip: [{composite: {other: [{mirror: vertical}], layout: picture_in_picture}}]\n",
+        encoding="utf-8",
+    )
+    pipes = load_pipelines(tmp_path / "p.yaml")
+    clip = generated("slide", "left")
+    joined = run_pipeline(clip, pipes["there_and_back"])
+    assert joined.num_frames == 2 * clip.num_frames + round(0.5 * clip.fps)
+    assert keys.labels(joined) == "left-right" and "composite" in joined.variation
+    pip = run_pipeline(clip, pipes["pip"])
+    assert pip.num_frames == clip.num_frames and keys.labels(pip) == "left"
+    assert [t.name for t in pip.labels.tracks if t.name.startswith("b:")]
+
+
+def test_two_clip_op_errors_name_the_inner_op(tmp_path) -> None:
+    with pytest.raises(EditError, match=r"concat.other\[0\]: unknown op 'rewind'"):
+        run_pipeline(
+            Clip.from_array(np.zeros((4, 8, 8, 3), np.uint8), 4.0),
+            parse_pipeline([{"concat": {"other": ["rewind"]}}]),
+        )
