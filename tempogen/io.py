@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from tempogen.errors import InputFileError, OutputError
+from tempogen.errors import InputFileError, MissingFileError, OutputError
 
 __all__ = [
     "OutputError",
@@ -21,6 +21,7 @@ __all__ = [
     "write_json",
     "write_jsonl",
     "read_jsonl",
+    "read_jsonl_lines",
     "dumps",
     "content_hash",
 ]
@@ -76,27 +77,39 @@ def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> None:
     write_text(path, "".join(dumps(r) + "\n" for r in rows))
 
 
-def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Read JSON lines; a bad line raises an error naming file and line number."""
-    rows = []
+def read_jsonl_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, Any]]]:
+    """JSON objects, one a line, each with its line number (blank lines skipped); a file that
+    cannot be read, a line that is no JSON object or text that is not UTF-8 is an
+    :class:`InputFileError` naming ``file:line``."""
     try:
         f = open(path, encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise MissingFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     except OSError as exc:
-        raise OutputError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+    out = []
     with f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputFileError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
-            if not isinstance(row, dict):
-                raise InputFileError(
-                    f"{path}:{n}: expected a JSON object, got {type(row).__name__}"
-                )
-            rows.append(row)
-    return rows
+        try:
+            for n, text in enumerate(f, 1):
+                if not text.strip():
+                    continue
+                try:
+                    obj = json.loads(text)
+                except json.JSONDecodeError as exc:
+                    raise InputFileError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+                if not isinstance(obj, dict):
+                    raise InputFileError(
+                        f"{path}:{n}: expected a JSON object, got {type(obj).__name__}"
+                    )
+                out.append((n, obj))
+        except UnicodeDecodeError as exc:
+            raise InputFileError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+    return out
+
+
+def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """Read JSON lines; a bad line raises an error naming file and line number."""
+    return [row for _, row in read_jsonl_lines(path)]
 
 
 def content_hash(obj: Any) -> str:

@@ -25,7 +25,7 @@ from jsonschema.exceptions import ValidationError, best_match
 
 from tempogen import MANIFEST_SCHEMA_VERSION
 from tempogen.errors import InputFileError
-from tempogen.io import write_jsonl
+from tempogen.io import read_jsonl_lines, write_jsonl
 
 SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION
 SCHEMA_FILE = "schemas/manifest-row.schema.json"
@@ -243,34 +243,7 @@ def _as_json(row: Row | dict[str, Any]) -> dict[str, Any]:
     return row.to_json() if isinstance(row, Row) else row
 
 
-def read_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, Any]]]:
-    """Each non-blank line of a JSON-lines file as (line number, object), unvalidated.
-
-    An unreadable file or a line that is not a JSON object is an :class:`InputFileError`
-    naming ``file:line``.
-    """
-    try:
-        f = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    out = []
-    with f:
-        try:
-            for n, text in enumerate(f, 1):
-                if not text.strip():
-                    continue
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise InputFileError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
-                if not isinstance(obj, dict):
-                    raise InputFileError(
-                        f"{path}:{n}: expected a JSON object, got {type(obj).__name__}"
-                    )
-                out.append((n, obj))
-        except UnicodeDecodeError as exc:
-            raise InputFileError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
-    return out
+read_lines = read_jsonl_lines  # one reader of JSON lines for every manifest and export
 
 
 def manifest_problems(

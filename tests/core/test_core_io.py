@@ -10,6 +10,7 @@ import stat
 
 import pytest
 
+from tempogen.errors import MissingFileError
 from tempogen.io import (
     OutputError,
     atomic_path,
@@ -112,7 +113,7 @@ def test_read_jsonl_non_object_names_file_and_line(tmp_path):
 
 def test_read_jsonl_missing_file(tmp_path):
     p = tmp_path / "absent.jsonl"
-    with pytest.raises(OutputError, match="^" + re.escape(f"{p}: cannot read")):
+    with pytest.raises(MissingFileError, match="^" + re.escape(f"{p}: cannot read")):
         read_jsonl(p)
 
 
