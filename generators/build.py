@@ -41,7 +41,7 @@ from tempogen.resume import commit, discard_on_error, lookup, spec_hash, staging
 from tempogen.video import VideoWriter, sha256_file
 
 # Bump when rendering or labelling changes what a spec produces: old clips are then redone.
-RENDER_VERSION = 2
+RENDER_VERSION = 3
 SHEET_TILE = 240  # contact-sheet tile width in pixels (a 4x4 sheet is about 980 px wide)
 
 
