@@ -10,6 +10,7 @@ only the rest.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -114,18 +115,19 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
     root = np.random.SeedSequence(cfg.seed)
     for t_index, task in enumerate(cfg.tasks):
         motions = [m for m in motions_for(task) if not cfg.motions or m.name in cfg.motions]
-        if not motions:
+        n = cfg.samples_for(task)
+        if not motions or not n:
             continue
         flat = [m for m in motions if m.renderer == "2d"]
         solid = [m for m in motions if m.renderer != "2d"]
         classes = _classes(flat or motions)
         task_rng = np.random.default_rng(root.spawn(len(cfg.tasks))[t_index])
         order: list[tuple[str, str]] = []
-        while len(order) < cfg.samples_per_task:
+        while len(order) < n:
             order.extend(classes[i] for i in task_rng.permutation(len(classes)))
-        in3d = _slots_3d(cfg, t_index, order[: cfg.samples_per_task], solid)
+        in3d = _slots_3d(cfg, t_index, order[:n], solid)
         position_cycle: dict[int, list[int]] = {}
-        for i in range(cfg.samples_per_task):
+        for i in range(n):
             fact, key = order[i]
             able = [m for m in flat or motions if m.fact == fact and key in m.keys()]
             motion = able[int(task_rng.integers(len(able)))]
@@ -161,28 +163,46 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
     return specs
 
 
+DEMONSTRATIONS = ("human", "object3d")  # TOMATO's demonstration types drawn in 3D
+
+
 def _slots_3d(
-    cfg: DatasetConfig, t_index: int, order: list[tuple[str, str]], solid: list[Motion]
+    cfg: DatasetConfig,
+    t_index: int,
+    order: list[tuple[str, str]],
+    solid: list[Motion],
 ) -> dict[int, tuple[Motion, float]]:
     """Which of a task's questions are rendered in 3D, by which pattern and for how long.
 
-    Up to ``scenes3d.per_task`` slots whose answer class a 3D pattern can produce; patterns
-    take turns so humans and objects both appear. A separate seed keeps the 2D plan as it is.
+    ``scenes3d.humans`` and ``scenes3d.objects`` of the task's questions (rounded up) go to
+    simulated humans and 3D-object scenes, on slots whose answer class such a pattern can
+    produce; the scarcer type picks first so one cannot starve the other, and patterns of a
+    type take turns. A separate seed keeps the 2D plan as it is.
     """
     rng = np.random.default_rng([cfg.seed, 3, t_index])
-    able = {
-        i: [m for m in solid if m.fact == fact and key in m.keys()]
-        for i, (fact, key) in enumerate(order)
-    }
-    candidates = [i for i, ms in able.items() if ms]
-    k = min(cfg.scenes3d.per_task, len(candidates))
-    chosen = sorted(int(i) for i in rng.choice(candidates, size=k, replace=False)) if k else []
-    used = dict.fromkeys((m.name for m in solid), 0)
+    shares = {"human": cfg.scenes3d.humans, "object3d": cfg.scenes3d.objects}
+    free = set(range(len(order)))
+    wanted: dict[str, int] = {}
+    able: dict[str, dict[int, list[Motion]]] = {}
+    for kind in DEMONSTRATIONS:
+        ms = [m for m in solid if m.renderer == kind]
+        able[kind] = {
+            i: fit
+            for i, (fact, key) in enumerate(order)
+            if (fit := [m for m in ms if m.fact == fact and key in m.keys()])
+        }
+        wanted[kind] = math.ceil(shares[kind] * len(order) - 1e-9)
     out: dict[int, tuple[Motion, float]] = {}
-    for i in chosen:
-        motion = min(able[i], key=lambda m: (used[m.name], m.name))
-        used[motion.name] += 1
-        out[i] = (motion, float(rng.uniform(*cfg.scenes3d.duration)))
+    for kind in sorted(DEMONSTRATIONS, key=lambda k: (len(able[k]) - wanted[k], k)):
+        candidates = sorted(i for i in able[kind] if i in free)
+        k = min(wanted[kind], len(candidates))
+        chosen = sorted(int(i) for i in rng.choice(candidates, size=k, replace=False)) if k else []
+        used = dict.fromkeys((m.name for ms in able[kind].values() for m in ms), 0)
+        for i in chosen:
+            motion = min(able[kind][i], key=lambda m: (used[m.name], m.name))
+            used[motion.name] += 1
+            out[i] = (motion, float(rng.uniform(*cfg.scenes3d.duration)))
+            free.discard(i)
     return out
 
 

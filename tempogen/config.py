@@ -56,10 +56,12 @@ class VinogroundConfig:
 
 @dataclass(frozen=True)
 class Scenes3DConfig:
-    """Clips rendered in 3D (simulated humans, 3D objects): how many per task, how long, and
-    which body model poses the humans ("" = ``$TEMPOGEN_BODY_MODEL`` or the embedded one)."""
+    """Clips rendered in 3D: the share of each task's questions shown by simulated humans and
+    by 3D-object scenes (TOMATO's demonstration types; the rest are 2D), how long they last,
+    and which body model poses the humans ("" = ``$TEMPOGEN_BODY_MODEL`` or the embedded one)."""
 
-    per_task: int = 3
+    humans: float = 0.4
+    objects: float = 0.3
     duration: tuple[float, float] = (3.0, 5.0)
     body_model: str = ""
 
@@ -80,7 +82,7 @@ class DatasetConfig:
     size: tuple[int, int] = (640, 360)
     fps: float = 30.0
     duration: tuple[float, float] = (3.0, 10.0)
-    samples_per_task: int = 60
+    samples_per_task: int | dict[str, int] = 60  # one count for all tasks, or per task
     tasks: tuple[str, ...] = TASKS
     motions: tuple[str, ...] = ()
     plugins: tuple[str, ...] = ()
@@ -96,6 +98,12 @@ class DatasetConfig:
         d = asdict(self)
         d.pop("source")
         return _listify(d)
+
+    def samples_for(self, task: str) -> int:
+        """How many questions ``task`` gets."""
+        if isinstance(self.samples_per_task, dict):
+            return self.samples_per_task.get(task, 0)
+        return self.samples_per_task
 
 
 def _listify(v: Any) -> Any:
@@ -167,6 +175,23 @@ def _section(src: str, name: str, v: Any) -> dict[str, Any]:
     return v
 
 
+MAX_SAMPLES = 100_000  # questions per task; far above TOMATO's largest task (403)
+
+
+def _samples(src: str, v: Any) -> int | dict[str, int]:
+    """``samples_per_task``: one count, or a mapping from task name to its count."""
+    if not isinstance(v, dict):
+        return _number(src, "samples_per_task", v, int, 1, MAX_SAMPLES)
+    out = {}
+    for task, n in v.items():
+        if task not in TASKS:
+            raise _fail(src, f"samples_per_task.{task}", f"unknown task; known: {', '.join(TASKS)}")
+        out[task] = _number(src, f"samples_per_task.{task}", n, int, 0, MAX_SAMPLES)
+    if not any(out.values()):
+        raise _fail(src, "samples_per_task", "every task has 0 questions")
+    return out
+
+
 def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     """Validate a parsed mapping into a :class:`DatasetConfig`; defaults fill what is absent."""
     if data is None:
@@ -188,7 +213,7 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     if "duration" in data:
         kw["duration"] = _pair(src, "duration", data["duration"], float, 1.0)
     if "samples_per_task" in data:
-        kw["samples_per_task"] = _number(src, "samples_per_task", data["samples_per_task"], int, 1)
+        kw["samples_per_task"] = _samples(src, data["samples_per_task"])
     if "tasks" in data:
         kw["tasks"] = _strings(src, "tasks", data["tasks"], TASKS)
     if "plugins" in data:
@@ -232,8 +257,11 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     s3 = _section(src, "scenes3d", data.get("scenes3d"))
     _check_keys(src, "scenes3d.", s3, Scenes3DConfig)
     s3kw: dict[str, Any] = {}
-    if "per_task" in s3:
-        s3kw["per_task"] = _number(src, "scenes3d.per_task", s3["per_task"], int, 0)
+    for share in ("humans", "objects"):
+        if share in s3:
+            s3kw[share] = _number(src, f"scenes3d.{share}", s3[share], float, 0, 1)
+    if s3kw.get("humans", base.scenes3d.humans) + s3kw.get("objects", base.scenes3d.objects) > 1:
+        raise _fail(src, "scenes3d", "the humans and objects shares add up to more than 1")
     if "duration" in s3:
         s3kw["duration"] = _pair(src, "scenes3d.duration", s3["duration"], float, 1.0)
     if "body_model" in s3:

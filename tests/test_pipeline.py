@@ -118,7 +118,7 @@ tasks: [direction]
 variants: {share: 0}
 vinoground: {pairs: 0}
 retrieval: {pairs: 0}
-scenes3d: {per_task: 0}
+scenes3d: {humans: 0, objects: 0}
 """
 BUILD_IN_PROCESS = """
 import sys
@@ -347,7 +347,7 @@ ONE_CLIP = {
     "duration": [3, 3],
     "samples_per_task": 1,
     "tasks": ["direction"],
-    "scenes3d": {"per_task": 0},
+    "scenes3d": {"humans": 0, "objects": 0},
 }
 
 

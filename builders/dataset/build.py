@@ -57,11 +57,11 @@ def build_dataset(
 
     Finished clips from an earlier, interrupted run with the same specs are reused.
     """
+    from tempogen.builders.audit.validity import validity_report
     from tempogen.builders.exports import all_exports
+    from tempogen.builders.exports.vinoground import build_vinoground
     from tempogen.builders.report.html import write_index
     from tempogen.builders.report.report import write_report
-    from tempogen.builders.audit.validity import validity_report
-    from tempogen.builders.exports.vinoground import build_vinoground
 
     out = Path(out_dir)
     check_writable(out)

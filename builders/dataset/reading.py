@@ -59,7 +59,9 @@ def row_motion(row: dict[str, Any], where: str) -> Motion:
             if plugins
             else "no plugin registers it (name the module that does with --plugins)"
         )
-        raise InputFileError(f"{where}: generator: unknown motion pattern {name!r}; {why}") from None
+        raise InputFileError(
+            f"{where}: generator: unknown motion pattern {name!r}; {why}"
+        ) from None
 
 
 def open_manifest(

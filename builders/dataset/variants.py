@@ -8,8 +8,6 @@ declared facts (``rotation: [clockwise]``), which go through the label algebra.
 
 from __future__ import annotations
 
-from tempogen.facts import FACTS, answer_of
-
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
@@ -19,13 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from tempogen import observe
+from tempogen.builders.dataset.reading import needs_motion, open_manifest, row_motion
 from tempogen.editing import Clip, EditError, concat, run_pipeline
 from tempogen.editing.ops import Op, Reverse
+from tempogen.facts import FACTS, answer_of
 from tempogen.generators.build import SHEET_TILE, certificate_json, labels_json
-from tempogen.builders.dataset.reading import needs_motion, open_manifest, row_motion
 from tempogen.generators.motion import SAMPLES, Motion, certify
-from tempogen.io import content_hash, dumps, write_jsonl, write_text
+from tempogen.io import content_hash, write_jsonl
 from tempogen.labels import Labels, Query
 from tempogen.manifest import Row, is_manifest_row, validate_row, write_manifest
 from tempogen.questions import VARIATION_KEYS, answer_key, choose_options, option_text
@@ -59,6 +57,11 @@ class Variant:
             return concat(clip, Reverse()(clip))
         return run_pipeline(clip, self.ops)
 
+    @property
+    def upright(self) -> bool:
+        """Whether the edit keeps down on screen down (see :attr:`Op.upright`)."""
+        return all(op.upright for op in self.ops)
+
     def describe(self) -> list[dict[str, Any]]:
         if self.name == THEN_REVERSED:
             return [{"op": "concat", "with": "reverse"}]
@@ -78,9 +81,7 @@ def normalise_facts(facts: dict[str, Any], where: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k, v in facts.items():
         if k not in tuple(FACTS):
-            raise EditError(
-                f"{where}: labels.{k}: unknown label; known: {', '.join(tuple(FACTS))}"
-            )
+            raise EditError(f"{where}: labels.{k}: unknown label; known: {', '.join(tuple(FACTS))}")
         if k in ("direction", "rotation"):
             if isinstance(v, str):
                 v = [v]
@@ -278,7 +279,8 @@ def default_variants() -> list[Variant]:
 def plan_variants(
     rows: Sequence[dict[str, Any]], share: float, seed: int, variants: Sequence[Variant]
 ) -> list[tuple[dict[str, Any], list[Variant]]]:
-    """For a seeded ``share`` of rows, the variants to try in order (the first that certifies wins)."""
+    """For a seeded ``share`` of rows, the variants to try in order (the first that certifies
+    wins). Gravity stays down: a 3D scene (a person, a bouncing ball) gets only upright edits."""
     rng = np.random.default_rng(np.random.SeedSequence([seed, 7919]))
     k = int(math.floor(share * len(rows) + 0.5))
     chosen = sorted(rng.choice(len(rows), size=k, replace=False).tolist()) if k else []
@@ -286,8 +288,15 @@ def plan_variants(
     for n, i in enumerate(chosen):
         start = n % len(variants)
         order = list(variants[start:]) + list(variants[:start])
+        if is_3d(rows[i]):
+            order = [v for v in order if v.upright]
         plans.append((rows[i], order))
     return plans
+
+
+def is_3d(row: Mapping[str, Any]) -> bool:
+    """Whether a row's clip was rendered as a 3D scene (a simulated human or 3D objects)."""
+    return needs_motion(dict(row)) and row_motion(dict(row), "row").renderer != "2d"
 
 
 def build_variant(args: tuple[dict[str, Any], list[Variant], Path]) -> dict[str, Any] | None:

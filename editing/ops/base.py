@@ -91,6 +91,12 @@ class Op:
         """What this op does to answers of ``fact`` (undeclared: unknown, so refused)."""
         return self.effects.get(fact, E.UNKNOWN)
 
+    @property
+    def upright(self) -> bool:
+        """Whether down stays down on screen: false for picture flips and turns, which put a
+        filmed person or a falling ball the wrong way up (kept off 3D scenes' variants)."""
+        return True
+
     def __call__(self, clip: Clip) -> Clip:
         label = f"{self.name}" + (f"({self._args()})" if self._args() else "")
         declared = {}

@@ -36,6 +36,10 @@ class Mirror(SpaceOp):
             return PRESERVED
         return super().effect(fact)
 
+    @property
+    def upright(self) -> bool:
+        return self.axis == "horizontal"
+
     def _kernel(self, fact: str, value: object) -> object:
         return algebra.facts_mirror({fact: value}, self.axis)[fact]
 
@@ -65,6 +69,10 @@ class Rotate(SpaceOp):
         if fact == "rotation" or fact in KEPT:
             return PRESERVED
         return super().effect(fact)
+
+    @property
+    def upright(self) -> bool:
+        return False
 
     def _kernel(self, fact: str, value: object) -> object:
         return algebra.facts_rotate({fact: value}, self.degrees)[fact]

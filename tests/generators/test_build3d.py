@@ -64,7 +64,7 @@ def slide3d():
         MOTIONS.pop("slide3d_test", None)
 
 
-def _cfg(per_task: int):
+def _cfg(objects: float):
     return config_from_dict(
         {
             "tasks": ["direction"],
@@ -74,7 +74,7 @@ def _cfg(per_task: int):
             "fps": 10,
             "duration": [4, 6],
             "style": {"distractors": [1, 1]},
-            "scenes3d": {"per_task": per_task, "duration": [3, 3]},
+            "scenes3d": {"humans": 0, "objects": objects, "duration": [3, 3]},
         }
     )
 
@@ -82,16 +82,16 @@ def _cfg(per_task: int):
 def test_plan_gives_3d_patterns_only_their_slots(slide3d) -> None:
     from tempogen.generators.build import plan
 
-    specs = plan(_cfg(3))
+    specs = plan(_cfg(0.125))
     solid = [s for s in specs if s.motion == "slide3d_test"]
     assert len(solid) == 3
     assert all(s.num_frames == 32 for s in solid)  # scenes3d.duration, floored at 32 frames
     assert all(s.answer_key in ("left", "right") for s in solid)
-    assert plan(_cfg(3)) == specs  # deterministic
-    flat = [s.motion for s in plan(_cfg(0))]
+    assert plan(_cfg(0.125)) == specs  # deterministic
+    flat = [s.motion for s in plan(_cfg(0.0))]
     assert "slide3d_test" not in flat
     # the 2D part of the plan is the same whether or not 3D slots are taken
-    same = [a for a, b in zip(plan(_cfg(0)), specs) if b.motion != "slide3d_test"]
+    same = [a for a, b in zip(plan(_cfg(0.0)), specs) if b.motion != "slide3d_test"]
     assert all(
         a.seed == b.seed for a, b in zip(same, [b for b in specs if b.motion != "slide3d_test"])
     )
@@ -101,7 +101,7 @@ def test_a_world_renders_the_clip_and_fills_the_row(slide3d, tmp_path) -> None:
     from tempogen.generators.build import plan, render_spec
     from tempogen.video import read_video
 
-    spec = next(s for s in plan(_cfg(2)) if s.motion == "slide3d_test")
+    spec = next(s for s in plan(_cfg(0.1)) if s.motion == "slide3d_test")
     row = render_spec(spec, tmp_path)
     assert row["note"] == "simulated 3D objects"
     assert row["variation"]["first_person"] == 1
@@ -119,8 +119,75 @@ def test_a_world_that_renders_the_wrong_number_of_frames_fails_cleanly(slide3d, 
     from tempogen.generators.build import plan, render_spec
 
     slide3d.extra_frames = 2
-    spec = next(s for s in plan(_cfg(2)) if s.motion == "slide3d_test")
+    spec = next(s for s in plan(_cfg(0.1)) if s.motion == "slide3d_test")
     with pytest.raises(RuntimeError, match="rendered 34 frames, its labels have 32"):
         render_spec(spec, tmp_path)
     assert not list((tmp_path / "videos").glob("*"))
     assert not (tmp_path / "clips" / f"{spec.id}.json").exists()
+
+
+def test_default_mix_is_tomato_like_in_every_task() -> None:
+    # issue 12: by demonstration type at least 40% humans and 30% 3D objects, per task
+    from collections import Counter
+
+    from tempogen.config import load_config
+    from tempogen.generators.build import plan
+
+    cfg = load_config("configs/default.yaml")
+    specs = plan(cfg)
+    kinds = Counter((s.task, MOTIONS[s.motion].renderer) for s in specs)
+    for task in cfg.tasks:
+        n = cfg.samples_for(task)
+        assert kinds[(task, "human")] >= max(5, 0.4 * n), (task, kinds)
+        assert kinds[(task, "object3d")] >= max(5, 0.3 * n), (task, kinds)
+    assert plan(cfg) == specs
+
+
+def test_shares_are_rounded_up_and_never_overlap(slide3d) -> None:
+    from tempogen.generators.build import plan
+
+    able = sum(s.answer_key in ("left", "right") for s in plan(_cfg(0.0)))
+    assert able == 3  # the 2D plan's left and right slots: what the 3D pattern can take
+    # 24 slots: 0.05 -> 1.2 -> 2 slots; 0.3 -> 7.2 -> 8, capped at what the pattern can answer
+    assert sum(s.motion == "slide3d_test" for s in plan(_cfg(0.05))) == 2
+    assert sum(s.motion == "slide3d_test" for s in plan(_cfg(0.3))) == able
+
+
+def test_samples_per_task_by_task_and_bad_shares() -> None:
+    from tempogen.config import ConfigError
+    from tempogen.generators.build import plan
+
+    cfg = config_from_dict(
+        {"samples_per_task": {"count": 3, "rotation": 5}, "scenes3d": {"humans": 0, "objects": 0}}
+    )
+    got = {t: sum(s.task == t for s in plan(cfg)) for t in ("count", "rotation", "direction")}
+    assert got == {"count": 3, "rotation": 5, "direction": 0}
+    with pytest.raises(ConfigError, match=r"samples_per_task\.counting: unknown task"):
+        config_from_dict({"samples_per_task": {"counting": 3}})
+    with pytest.raises(ConfigError, match="add up to more than 1"):
+        config_from_dict({"scenes3d": {"humans": 0.7, "objects": 0.5}})
+    with pytest.raises(ConfigError, match=r"scenes3d\.per_task: unknown field"):
+        config_from_dict({"scenes3d": {"per_task": 3}})
+
+
+def test_tomato_scale_config_has_tomatos_counts_mix_and_durations() -> None:
+    from collections import Counter
+
+    from tempogen.config import load_config
+    from tempogen.generators.build import plan
+
+    cfg = load_config("configs/tomato-scale.yaml")
+    specs = plan(cfg)
+    tasks = Counter(s.task for s in specs)
+    assert tasks == {
+        "count": 292,
+        "direction": 403,
+        "rotation": 286,
+        "shape&trend": 223,
+        "velocity&frequency": 210,
+        "visual_cues": 70,
+    }
+    seconds = np.array([s.num_frames / s.fps for s in specs])
+    assert 8.5 < seconds.mean() < 10.0
+    kinds = Counter(MOTIONS[s.motion].renderer for s in specs)
+    assert kinds["human"] / len(specs) > 0.38 and kinds["object3d"] / len(specs) > 0.38

@@ -22,7 +22,7 @@ def test_decoded_pixels_agree_with_manifest(tmp_path: Path) -> None:
             "fps": 15,
             "duration": [3, 5],
             "samples_per_task": 2,
-            "scenes3d": {"per_task": 1},
+            "scenes3d": {"humans": 0.5, "objects": 0},
         }
     )
     assert {get_motion(s.motion).renderer for s in plan(cfg)} >= {"2d", "human"}

@@ -43,7 +43,7 @@ duration: [3, 3]
 variants: {share: 0.5}
 vinoground: {pairs: 0}
 retrieval: {pairs: 0}
-scenes3d: {per_task: 0}
+scenes3d: {humans: 0, objects: 0}
 """
 
 

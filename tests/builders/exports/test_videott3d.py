@@ -19,7 +19,7 @@ def _row(name: str) -> dict:
             "samples_per_task": 1,
             "size": [320, 180],
             "fps": 15,
-            "scenes3d": {"per_task": 1, "duration": [3, 4]},
+            "scenes3d": {"humans": 0.5, "objects": 0.5, "duration": [3, 4]},
         }
     )
     spec = plan(cfg)[0]
