@@ -62,13 +62,29 @@ def _human_render(args: argparse.Namespace) -> int:
 def _edit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from tqdm import tqdm
+
+    from tempogen.builders.dataset.reading import open_manifest
     from tempogen.builders.dataset.variants import edit_manifest
     from tempogen.editing import load_pipelines
 
     pipelines = load_pipelines(args.pipeline)
     out = Path(args.out)
-    written = edit_manifest(args.manifest, pipelines, out, plugins=args.plugins)
-    print(f"wrote {len(written)} edited clips to {out} (manifest: {out / 'manifest.jsonl'})")
+    total = len(open_manifest(args.manifest, args.plugins).rows) * len(pipelines)
+    with tqdm(total=total, unit="edit", desc="editing", disable=args.quiet) as bar:
+        report = edit_manifest(
+            args.manifest,
+            pipelines,
+            out,
+            plugins=args.plugins,
+            strict=args.strict,
+            on_done=bar.update,
+        )
+    print(f"wrote {len(report.rows)} edited clips to {out} (manifest: {report.manifest})")
+    if report.refused:
+        print(f"refused {len(report.refused)} edits (ops that cannot move those labels soundly):")
+        for reason, n in report.by_reason():
+            print(f"  {n:5d}  {reason}")
     return 0
 
 
@@ -286,6 +302,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     e.add_argument("--pipeline", required=True, help="YAML: a list of ops, or variant name -> list")
     e.add_argument("--out", required=True, help="output folder for edited clips and their manifest")
+    e.add_argument(
+        "--strict",
+        action="store_true",
+        help="stop at the first edit an op refuses (default: skip it)",
+    )
+    e.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _plugins_option(e)
     e.set_defaults(func=_edit)
     a = sub.add_parser("audit", help="check a dataset")

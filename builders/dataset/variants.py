@@ -20,6 +20,7 @@ import numpy as np
 from tempogen.builders.dataset.reading import needs_motion, open_manifest, row_motion
 from tempogen.editing import Clip, EditError, concat, run_pipeline
 from tempogen.editing.ops import Op, Reverse
+from tempogen.errors import OutputError
 from tempogen.facts import FACTS, answer_of
 from tempogen.generators.build import SHEET_TILE, certificate_json, labels_json
 from tempogen.generators.motion import SAMPLES, Motion, certify
@@ -225,27 +226,75 @@ def edit_row(
     return new
 
 
+@dataclass
+class EditReport:
+    """What ``tempogen edit`` did: the rows written and, per refused edit, its row and reason."""
+
+    rows: list[dict[str, Any]]
+    refused: list[tuple[str, str, str]]  # (row id, pipeline name, reason)
+    manifest: Path
+
+    def by_reason(self) -> list[tuple[str, int]]:
+        """Refusals counted by reason (the op's message without the row's own id), most first."""
+        counts: dict[str, int] = {}
+        for rid, name, why in self.refused:
+            key = f"{name}: {why.replace(rid, '<row>')}"
+            counts[key] = counts.get(key, 0) + 1
+        return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
+
+
 def edit_manifest(
     manifest: str | os.PathLike[str],
     pipelines: Mapping[str, Sequence[Op]],
     out_dir: str | os.PathLike[str],
     plugins: Sequence[str] = (),
-) -> list[dict[str, Any]]:
+    *,
+    strict: bool = False,
+    on_done: Callable[[], None] | None = None,
+) -> EditReport:
     """Apply every named pipeline to every row of a manifest (``tempogen edit``); write the
-    edited clips and ``out_dir/manifest.jsonl``; return the new rows.
+    edited clips and ``out_dir/manifest.jsonl``; report the rows written and the refusals.
 
-    The motion plugins the rows name (and ``plugins``) are imported first. Edits of manifest
-    rows are manifest rows again and are validated before the manifest is written; users' clip
-    records (declared facts) stay records.
+    An edit an op refuses (it cannot move that clip's labels soundly) is skipped and reported,
+    unless ``strict``, which stops at the first with the row named. The motion plugins the
+    rows name (and ``plugins``) are imported first. Edits of manifest rows are manifest rows
+    again and are validated before the manifest is written; users' clip records (declared
+    facts) stay records. ``out_dir`` may not hold the input manifest: it is never written over.
     """
     opened = open_manifest(manifest, plugins, validate=True)
     out = Path(out_dir)
-    written = [
-        edit_row(row, opened.path.parent, Variant(name, tuple(ops)), out, require_certificate=False)
-        for row in opened.rows
-        for name, ops in pipelines.items()
-    ]
     path = out / "manifest.jsonl"
+    if path.resolve() == opened.path.resolve():
+        raise OutputError(
+            f"{out}: holds the input manifest {opened.path}, which the edited manifest would "
+            "overwrite; write the edits to another folder"
+        )
+    written: list[dict[str, Any]] = []
+    refused: list[tuple[str, str, str]] = []
+    for n, row in enumerate(opened.rows, 1):
+        for name, ops in pipelines.items():
+            try:
+                written.append(
+                    edit_row(
+                        row,
+                        opened.path.parent,
+                        Variant(name, tuple(ops)),
+                        out,
+                        require_certificate=False,
+                    )
+                )
+            except (EditError, VariantRejected) as exc:
+                if strict:
+                    raise EditError(
+                        f"{opened.path}:{n}: row {row.get('id')!r}: {name}: {exc}"
+                    ) from exc
+                refused.append((str(row.get("id")), name, str(exc)))
+            if on_done:
+                on_done()
+    report = EditReport(written, refused, path)
+    if refused and not written:
+        reasons = "; ".join(f"{why} ({n}x)" for why, n in report.by_reason()[:3])
+        raise EditError(f"{opened.path}: every edit was refused, nothing written: {reasons}")
     if all(is_manifest_row(r) for r in written):
         write_manifest(path, written)
     else:
@@ -253,7 +302,7 @@ def edit_manifest(
             if is_manifest_row(r):
                 validate_row(r, f"{path}:{n}")
         write_jsonl(path, written)
-    return written
+    return report
 
 
 def default_variants() -> list[Variant]:

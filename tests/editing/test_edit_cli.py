@@ -95,23 +95,75 @@ def test_edit_external_clip(tmp_path, generated) -> None:
         assert list(seen) == rotation, rid
 
 
-@pytest.mark.slow
-def test_edit_refuses_labels_it_cannot_transform(tmp_path, tiny_frames_ref) -> None:
-    write_video(tmp_path / "ext2.mp4", tiny_frames_ref, 4.0)
-    row = {"id": "ext2", "video": "ext2.mp4", "labels": {"order": [["a"], ["b"]]}}
-    _write_jsonl(tmp_path / "m.jsonl", [row])
-    (tmp_path / "p.yaml").write_text("[reverse]\n", encoding="utf-8")
-    out = tmp_path / "out"
+def _edit(tmp_path: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return tempogen(
+        "edit", "--manifest", tmp_path / "m.jsonl", "--pipeline", tmp_path / "p.yaml",
+        "--out", out, "-q", *extra,
+    )  # fmt: skip
 
-    res = tempogen(
-        "edit", "--manifest", tmp_path / "m.jsonl", "--pipeline", tmp_path / "p.yaml", "--out", out
-    )
+
+@pytest.fixture
+def mixed(tmp_path, tiny_frames_ref) -> Path:
+    """A manifest of two clips: one whose order label reverse cannot move, one it can."""
+    write_video(tmp_path / "ext2.mp4", tiny_frames_ref, 4.0)
+    rows = [
+        {"id": "ext2", "video": "ext2.mp4", "labels": {"order": [["a"], ["b"]]}},
+        {"id": "ext3", "video": "ext2.mp4", "labels": {"rotation": ["clockwise"]}},
+    ]
+    _write_jsonl(tmp_path / "m.jsonl", rows)
+    (tmp_path / "p.yaml").write_text("[reverse]\n", encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.slow
+def test_edit_skips_what_an_op_refuses_and_tables_the_reasons(mixed) -> None:
+    out = mixed / "out"
+    res = _edit(mixed, out)
+    assert res.returncode == 0, res.stderr
+    assert [r["id"] for r in _read_jsonl(out / "manifest.jsonl")] == ["ext3~p"]
+    assert "refused 1 edits" in res.stdout
+    table = res.stdout.split("refused 1 edits")[1]
+    assert re.search(r"\n\s+1\s+p: reverse: cannot transform label 'order' soundly", table)
+    assert not list(out.glob("videos/ext2*"))
+
+
+@pytest.mark.slow
+def test_edit_strict_stops_at_the_first_refusal_naming_the_row(mixed) -> None:
+    out = mixed / "out"
+    res = _edit(mixed, out, "--strict")
     assert res.returncode == 2
     lines = res.stderr.strip().splitlines()
     assert len(lines) == 1, res.stderr
-    assert lines[0].startswith("tempogen: error: reverse: cannot transform label 'order' soundly")
+    assert lines[0].startswith(f"tempogen: error: {mixed / 'm.jsonl'}:1: row 'ext2': p: reverse")
+    assert not (out / "manifest.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_edit_where_every_edit_is_refused_is_an_error(mixed) -> None:
+    rows = _read_jsonl(mixed / "m.jsonl")[:1]
+    _write_jsonl(mixed / "m.jsonl", rows)
+    out = mixed / "out"
+    res = _edit(mixed, out)
+    assert res.returncode == 2
+    assert "every edit was refused, nothing written: p: reverse: cannot transform label 'order'" in (
+        res.stderr
+    )
     assert not (out / "manifest.jsonl").exists()
     assert not list(out.glob("videos/*.mp4"))
+
+
+@pytest.mark.slow
+def test_edit_never_writes_over_its_input_manifest(mixed) -> None:
+    before = (mixed / "m.jsonl").read_bytes()
+    (mixed / "manifest.jsonl").write_bytes(before)
+    res = tempogen(
+        "edit", "--manifest", mixed / "manifest.jsonl", "--pipeline", mixed / "p.yaml",
+        "--out", mixed, "-q",
+    )  # fmt: skip
+    assert res.returncode == 2
+    assert "holds the input manifest" in res.stderr and "another folder" in res.stderr
+    assert (mixed / "manifest.jsonl").read_bytes() == before
+    assert not list(mixed.glob("videos/*.mp4"))
 
 
 @pytest.fixture(scope="module")
