@@ -71,10 +71,6 @@ class BodyModelError(InputFileError):
     """A body-model file is unreadable or malformed; the message names the file and field."""
 
 
-class BodyModelFallbackWarning(UserWarning):
-    """A requested SMPL-family model file is missing; the embedded mannequin is used instead."""
-
-
 @dataclass(frozen=True, eq=False)
 class BodyFrames:
     """Posed body: ``vertices`` (T, V, 3) float32 and SMPL's ``joints`` (T, 24, 3) float64, in
@@ -473,7 +469,6 @@ def _build_module(path: Path, model_type: str, gender: str, data: Mapping[str, A
 
 _CACHE: dict[tuple[str, str, str], BodyModel] = {}
 _CACHE_LOCK = threading.Lock()
-_NOTIFIED: set[str] = set()
 
 
 def _candidates(folder: Path, model_type: str, gender: str) -> list[Path]:
@@ -500,15 +495,9 @@ def _load_file(path: Path, name: str, want_type: str | None, gender: str) -> Bod
         return model
 
 
-def _fallback(missing: str, why: str) -> BodyModel:
-    if missing not in _NOTIFIED:
-        _NOTIFIED.add(missing)
-        warnings.warn(
-            f"{missing}: {why}; using the embedded mannequin instead ({HOW_TO_POINT})",
-            BodyModelFallbackWarning,
-            stacklevel=3,
-        )
-    return _load_file(mannequin_path(), MANNEQUIN_NAME, "smpl", "neutral")
+def _missing(missing: str, why: str) -> BodyModelError:
+    """A body model that was asked for and is not there: an error, never a silent mannequin."""
+    return BodyModelError(f"{missing}: {why}; {HOW_TO_POINT} (leave it unset for the mannequin)")
 
 
 def load_body(
@@ -521,9 +510,8 @@ def load_body(
     ``model_path``: a folder laid out as smplx expects (``<dir>/smpl/SMPL_NEUTRAL.pkl``,
     ``<dir>/smplx/SMPLX_MALE.npz``, ...; ``model_type`` and ``gender`` pick the file) or one
     model file (its joint count decides its type); ``None`` reads ``$TEMPOGEN_BODY_MODEL`` and,
-    if that is unset, loads the embedded mannequin. A missing real model falls back to the
-    mannequin with one :class:`BodyModelFallbackWarning`; a corrupt one raises
-    :class:`BodyModelError`.
+    if that is unset, loads the embedded mannequin. A model asked for and missing, or corrupt,
+    raises :class:`BodyModelError` naming it: the mannequin stands in only when none is given.
     """
     model_type = str(model_type).lower()
     gender = str(gender).lower()
@@ -542,7 +530,7 @@ def load_body(
         tried = _candidates(path, model_type, gender)
         found = next((p for p in tried if p.is_file()), None)
         if found is None:
-            return _fallback(
+            raise _missing(
                 str(tried[0]),
                 f"no {model_type} model for gender {gender!r} in {path} ({source}; looked for "
                 + ", ".join(str(p.relative_to(path)) for p in tried)
@@ -551,4 +539,4 @@ def load_body(
         return _load_file(found.resolve(), str(found), model_type, gender)
     if path.is_file():
         return _load_file(path.resolve(), str(path), None, gender)
-    return _fallback(str(path), f"no such body model file or folder ({source})")
+    raise _missing(str(path), f"no such body model file or folder ({source})")

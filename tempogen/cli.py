@@ -40,13 +40,24 @@ def _motions(args: argparse.Namespace) -> int:
     return 0
 
 
+def _size(text: str) -> tuple[int, int]:
+    """``--size``: WIDTHxHEIGHT, both even and at least 32 (what yuv420p video needs)."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 640x360, got {text!r}")
+    w, h = int(parts[0]), int(parts[1])
+    if w < 32 or h < 32 or w > 7680 or h > 4320 or w % 2 or h % 2:
+        raise argparse.ArgumentTypeError(f"width and height must be even, 32..7680x4320: {text!r}")
+    return w, h
+
+
 def _human_render(args: argparse.Namespace) -> int:
     from tempogen.generators.humans import render_motion
     from tempogen.generators.motion_import import load_motion
     from tempogen.io import dumps, write_text
 
     seq = load_motion(args.motion, fps=args.fps)
-    w, h = (int(v) for v in args.size.lower().split("x"))
+    w, h = args.size
     truth = render_motion(
         seq, args.out, width=w, height=h, body_path=args.body or "", background=args.background
     )
@@ -418,7 +429,7 @@ def build_parser() -> argparse.ArgumentParser:
     hr.add_argument("motion", help="motion file (.npz AMASS, .pkl VIBE, .bvh)")
     hr.add_argument("--out", required=True, help="output .mp4 (joints go to <out>.joints.json)")
     hr.add_argument("--fps", type=float, default=30.0, help="clip frame rate (resampled)")
-    hr.add_argument("--size", default="640x360", help="WIDTHxHEIGHT (default 640x360)")
+    hr.add_argument("--size", default="640x360", type=_size, help="WIDTHxHEIGHT (default 640x360)")
     hr.add_argument("--body", help="SMPL/SMPL-H/SMPL-X model file or folder (default: embedded)")
     hr.add_argument("--background", default="solid", choices=("solid", "gradient", "grid", "noise"))
     hr.set_defaults(func=_human_render)

@@ -268,6 +268,8 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
         bm = s3["body_model"]
         if bm is not None and not isinstance(bm, str):
             raise _fail(src, "scenes3d.body_model", f"expected a path or null, got {bm!r}")
+        if bm and not Path(bm).expanduser().exists():
+            raise _fail(src, "scenes3d.body_model", f"no such body model file or folder: {bm!r}")
         s3kw["body_model"] = bm or ""
     kw["scenes3d"] = Scenes3DConfig(**{**asdict(base.scenes3d), **s3kw})
     ret = _section(src, "retrieval", data.get("retrieval"))

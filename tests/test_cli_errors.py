@@ -56,3 +56,34 @@ def test_a_user_error_is_one_line_and_exit_2(tmp_path):
     assert proc.stderr.startswith("tempogen: error:")
     assert "c.yaml" in proc.stderr and "plugins[0]" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def _human_render(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+    import numpy as np
+
+    motion = tmp_path / "still.npz"
+    np.savez(
+        motion, poses=np.zeros((8, 156)), trans=np.zeros((8, 3)), betas=np.zeros(16),
+        mocap_framerate=np.array(30.0),
+    )  # fmt: skip
+    env = {**os.environ, "PYOPENGL_PLATFORM": "egl"}
+    return subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", "human", "render", str(motion), "--out",
+         str(tmp_path / "o.mp4"), *extra],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
+    )  # fmt: skip
+
+
+def test_a_body_model_asked_for_and_missing_is_an_error(tmp_path):
+    # issue 13 item 9: not a silent fall back to the mannequin
+    proc = _human_render(tmp_path, "--body", str(tmp_path / "no_body_here"))
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.startswith("tempogen: error:") and "no_body_here" in proc.stderr
+    assert not (tmp_path / "o.mp4").exists()
+
+
+def test_a_bad_size_names_the_option(tmp_path):
+    proc = _human_render(tmp_path, "--size", "abc")
+    assert proc.returncode == 2
+    assert "--size" in proc.stderr and "WIDTHxHEIGHT" in proc.stderr and "'abc'" in proc.stderr
+    assert "Traceback" not in proc.stderr

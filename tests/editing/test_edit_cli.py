@@ -145,8 +145,9 @@ def test_edit_where_every_edit_is_refused_is_an_error(mixed) -> None:
     out = mixed / "out"
     res = _edit(mixed, out)
     assert res.returncode == 2
-    assert "every edit was refused, nothing written: p: reverse: cannot transform label 'order'" in (
-        res.stderr
+    assert (
+        "every edit was refused, nothing written: p: reverse: cannot transform label 'order'"
+        in (res.stderr)
     )
     assert not (out / "manifest.jsonl").exists()
     assert not list(out.glob("videos/*.mp4"))

@@ -20,7 +20,6 @@ from tempogen.generators.body import (
     ENV_VAR,
     PART_GROUPS,
     BodyModelError,
-    BodyModelFallbackWarning,
     load_body,
     mannequin_path,
 )
@@ -280,8 +279,8 @@ def test_other_genders_and_pose_blend_shapes(tmp_path):
     ref = _smplx_forward(body.smplx_module, poses, trans, [0.5, -0.5])
     assert np.abs(ref.vertices.numpy() - d["v_template"]).max() > 0.05
     np.testing.assert_allclose(frames.vertices, ref.vertices.numpy(), atol=1e-5)
-    with pytest.warns(BodyModelFallbackWarning, match="SMPL_MALE.pkl"):
-        assert load_body(tmp_path, "smpl", "male").name == "mannequin"
+    with pytest.raises(BodyModelError, match="SMPL_MALE.pkl"):
+        load_body(tmp_path, "smpl", "male")
     # skinning weights that do not sum to 1: the translation is still added once
     d = shipped()
     d["weights"] = d["weights"] * 0.9
@@ -359,22 +358,21 @@ def test_smplh_and_smplx_map_onto_smpl_joints(tmp_path):
 # --- missing and corrupt files ---------------------------------------------------------
 
 
-def test_missing_model_falls_back_once_with_a_notice(tmp_path, monkeypatch):
+def test_a_missing_model_asked_for_is_an_error_not_the_mannequin(tmp_path, monkeypatch):
+    # issue 13: the mannequin stands in only when no model is given
     missing = tmp_path / "no_such_models"
-    with pytest.warns(BodyModelFallbackWarning, match="no_such_models") as record:
-        body = load_body(missing, "smplx")
-    assert body.name == "mannequin"
-    assert ENV_VAR in str(record[0].message)  # says how to point to real files
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert load_body(missing, "smplx") is body  # one notice per missing file
+    with pytest.raises(BodyModelError, match="no_such_models: no such body model") as err:
+        load_body(missing, "smplx")
+    assert ENV_VAR in str(err.value)  # says how to point to real files
     monkeypatch.setenv(ENV_VAR, str(tmp_path / "also_missing"))
-    with pytest.warns(BodyModelFallbackWarning, match=f"also_missing.*{ENV_VAR}"):
-        assert load_body().name == "mannequin"
+    with pytest.raises(BodyModelError, match=f"also_missing.*{ENV_VAR}"):
+        load_body()
     empty = tmp_path / "empty_dir"
     empty.mkdir()
-    with pytest.warns(BodyModelFallbackWarning, match=r"smpl/SMPL_NEUTRAL\.pkl"):
-        assert load_body(empty).name == "mannequin"
+    with pytest.raises(BodyModelError, match=r"smpl/SMPL_NEUTRAL\.pkl"):
+        load_body(empty)
+    monkeypatch.delenv(ENV_VAR)
+    assert load_body().name == "mannequin" and load_body("").name == "mannequin"
 
 
 def test_corrupt_files_are_clear_errors(tmp_path):
@@ -421,3 +419,11 @@ def test_corrupt_files_are_clear_errors(tmp_path):
         load_body(None, "smpl", "other")
     with pytest.raises(BodyModelError, match="type"):
         load_body(None, "mano")
+
+
+def test_a_missing_body_model_in_the_config_names_the_field(tmp_path):
+    from tempogen.config import ConfigError, config_from_dict
+
+    with pytest.raises(ConfigError, match=r"scenes3d\.body_model: no such body model.*nowhere"):
+        config_from_dict({"scenes3d": {"body_model": str(tmp_path / "nowhere")}}, "c.yaml")
+    assert config_from_dict({"scenes3d": {"body_model": None}}).scenes3d.body_model == ""
