@@ -160,6 +160,11 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
                     body=_body_model(cfg) if motion.renderer == "human" else "",
                 )
             )
+    if not specs:
+        raise ConfigError(
+            f"{cfg.source}: motions: {list(cfg.motions)} belong to none of the tasks "
+            f"{list(cfg.tasks)} (with samples_per_task {cfg.samples_per_task}): nothing to build"
+        )
     return specs
 
 

@@ -22,3 +22,12 @@ def test_known_motions_pass(tmp_path):
     p = tmp_path / "c.yaml"
     p.write_text("samples_per_task: 1\nmotions: [spin]\n")
     check_config(load_config(p))
+
+
+def test_a_config_that_plans_nothing_is_an_error() -> None:
+    # issue 13 item 7: a motions filter matching none of the tasks is not an empty dataset
+    from tempogen.config import config_from_dict
+
+    cfg = config_from_dict({"tasks": ["count"], "motions": ["twirl"]}, "c.yaml")
+    with pytest.raises(ConfigError, match=r"c\.yaml: motions: \['twirl'\] belong to none of"):
+        plan(cfg)
