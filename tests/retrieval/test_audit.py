@@ -325,3 +325,27 @@ def test_report_rows_and_summary_table():
     with pytest.raises(ValueError, match="2 pairs but 1 verdicts"):
         report_rows(pairs[:2], verdicts[:1])
     assert "0    0.0%" not in summary_table([]) and "total" in summary_table([])
+
+
+VERBS = "eats drinks sits stands runs walks jumps waves claps reads writes sings dances sleeps"
+
+
+def test_many_events_are_audited_in_polynomial_time_and_a_limit_is_clear():
+    # issue 13 item 2: trying every order of 12 events took 12! steps and hung
+    import time
+
+    from tempogen.retrieval.events import MAX_EVENTS, temporal_problem
+
+    verbs = VERBS.split()[:12]
+
+    def cap(events: list[str]) -> str:
+        return "a man " + " then ".join(events)
+
+    start = time.perf_counter()
+    assert temporal_problem(cap(verbs), cap(verbs[::-1]))[0] is None
+    other = verbs[::-1][:-1] + ["swims"]  # one event that pos never has: not a reordering
+    assert "different events" in temporal_problem(cap(verbs), cap(other))[0]
+    assert time.perf_counter() - start < 1.0
+    many = [f"{v} {w}" for v in VERBS.split() for w in ("fast", "slowly")][: MAX_EVENTS + 1]
+    why = temporal_problem(cap(many), cap(many[::-1]))[0]
+    assert why.startswith(f"pos has {MAX_EVENTS + 1} events, more than the {MAX_EVENTS}")
