@@ -115,3 +115,34 @@ def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 def content_hash(obj: Any) -> str:
     """SHA-256 of an object's canonical JSON."""
     return hashlib.sha256(dumps(obj).encode("utf-8")).hexdigest()
+
+
+LOCK_NAME = ".tempogen.lock"
+
+
+@contextlib.contextmanager
+def folder_lock(folder: str | os.PathLike[str], what: str = "build") -> Iterator[Path]:
+    """Hold ``folder``'s lock while writing into it, so two runs never interleave their files.
+
+    An advisory ``flock`` on ``folder/.tempogen.lock``: the kernel drops it when the holder
+    dies, so a killed run never leaves the folder locked. A second run fails at once with an
+    :class:`OutputError` naming the holder's pid."""
+    import fcntl
+
+    path = Path(folder) / LOCK_NAME
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode("ascii", "replace").split()
+            pid = holder[0] if holder else "unknown"
+            raise OutputError(
+                f"{folder}: another tempogen {what} (pid {pid}) is writing into this folder; "
+                "wait for it to finish or choose another --out"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()} {what}\n".encode(), 0)
+        yield path
+    finally:
+        os.close(fd)  # closing releases the lock

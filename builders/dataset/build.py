@@ -11,7 +11,7 @@ from typing import Any
 
 from tempogen.config import DatasetConfig
 from tempogen.generators.build import plan, render_all
-from tempogen.io import OutputError, write_json
+from tempogen.io import OutputError, folder_lock, write_json
 from tempogen.manifest import Row, write_manifest
 
 MANIFEST = "manifest.jsonl"
@@ -55,16 +55,23 @@ def build_dataset(
 ) -> BuildSummary:
     """Generate every clip of ``cfg`` under ``out_dir`` and write the manifest and exports.
 
-    Finished clips from an earlier, interrupted run with the same specs are reused.
+    Finished clips from an earlier, interrupted run with the same specs are reused. The folder
+    is locked while the build writes (a second build into it is a clear error).
     """
+    out = Path(out_dir)
+    check_writable(out)
+    with folder_lock(out, "build"):
+        return _build(cfg, out, jobs, progress)
+
+
+def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> BuildSummary:
+    """:func:`build_dataset` with the folder locked."""
     from tempogen.builders.audit.validity import validity_report
     from tempogen.builders.exports import all_exports
     from tempogen.builders.exports.vinoground import build_vinoground
     from tempogen.builders.report.html import write_index
     from tempogen.builders.report.report import write_report
 
-    out = Path(out_dir)
-    check_writable(out)
     specs = plan(cfg)
     total_frames = sum(s.num_frames for s in specs)
     start = time.perf_counter()

@@ -124,3 +124,37 @@ def test_dumps_and_content_hash_are_canonical():
     want = hashlib.sha256('{"x":1,"y":[1,2],"z":{"p":null,"q":"ü"}}'.encode()).hexdigest()
     assert content_hash(a) == content_hash(b) == want
     assert content_hash({**a, "x": 2}) != want
+
+
+def test_a_folder_lock_names_its_holder_and_dies_with_it(tmp_path):
+    # issue 13 item 5: two builds into one folder at once
+    import signal
+    import subprocess
+    import sys
+
+    from tempogen.errors import OutputError
+    from tempogen.io import folder_lock
+
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import sys, time\nfrom tempogen.io import folder_lock\n"
+         f"with folder_lock({str(tmp_path)!r}):\n    print('held', flush=True)\n    time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(OutputError, match=rf"another tempogen build \(pid {holder.pid}\)"):
+            with folder_lock(tmp_path):
+                pass
+        cli = subprocess.run(
+            [sys.executable, "-m", "tempogen.cli", "generate", "--config", "configs/tiny.yaml",
+             "--out", str(tmp_path), "-q"],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert cli.returncode == 2 and f"pid {holder.pid}" in cli.stderr, cli.stderr
+        assert not (tmp_path / "manifest.jsonl").exists()
+    finally:
+        holder.send_signal(signal.SIGKILL)
+        holder.wait(timeout=10)
+    with folder_lock(tmp_path) as lock:  # a killed holder leaves no stale lock
+        assert lock.read_text().split()[0] == str(os.getpid())
