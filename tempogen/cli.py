@@ -167,6 +167,7 @@ def _eval(args: argparse.Namespace) -> int:
         "videott": scoring.score_videott,
     }[args.benchmark]
     scores = score(dataset, args.predictions)
+    scoring.require_matches(scores)
     print(scoring.format_scores(scores))
     if args.out:
         scoring.write_scores(args.out, scores)

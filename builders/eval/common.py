@@ -153,3 +153,24 @@ def _prediction_files(path: Path, problems: _Problems) -> list[Path]:
 
 # ---------------------------------------------------------------------------------------------
 # TOMATO
+
+
+EXPECTED = {
+    "tomato": "JSONL lines with 'task', 'id' and 'response' (or TOMATO's results folder)",
+    "vinoground": "JSONL lines with 'idx', 'kind' (text|video) and 'response'",
+    "videott": "JSONL lines with 'qid' (or 'video_id' and 'kind') and 'response'",
+}
+
+
+def require_matches(scores: dict[str, Any]) -> None:
+    """Refuse a score that no prediction contributed to: a wrong file or format is an error
+    naming the file, what was expected and the first problems, never an empty exit 0."""
+    if scores.get("models"):
+        return
+    bench = scores.get("benchmark", "")
+    first = "; ".join(f"{p['where']}: {p['reason']}" for p in scores.get("problems", [])[:3])
+    raise InputFileError(
+        f"{scores.get('predictions')}: no prediction matched a question of {scores.get('dataset')} "
+        f"(expected {EXPECTED.get(bench, 'predictions for this dataset')})"
+        + (f"; first problems: {first}" if first else "; the file holds no predictions")
+    )

@@ -13,7 +13,7 @@ subset). Vinoground and Video-TT: every pair or question in the dataset, a missi
 counting as wrong (Vinoground's ``get_score_all.py`` does the same).
 """
 
-from tempogen.builders.eval.common import EPSILON
+from tempogen.builders.eval.common import EPSILON, require_matches
 from tempogen.builders.eval.formatting import format_scores, write_scores
 from tempogen.builders.eval.tomato import score_tomato
 from tempogen.builders.eval.videott import score_videott
@@ -22,6 +22,7 @@ from tempogen.builders.eval.vinoground import score_vinoground
 __all__ = [
     "EPSILON",
     "format_scores",
+    "require_matches",
     "score_tomato",
     "score_videott",
     "score_vinoground",

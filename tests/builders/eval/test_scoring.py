@@ -632,3 +632,30 @@ def test_write_and_format_scores(tomato, vino, videott, tmp_path):
 
     with pytest.raises(ValueError, match="unknown benchmark"):
         format_scores({"benchmark": "nope"})
+
+
+def test_predictions_that_match_nothing_are_an_error_naming_the_file(
+    tomato, vino, videott, tmp_path
+):
+    # issue 13 item 7: a wrong-format prediction file scored nothing and exited 0
+    import subprocess
+    import sys
+
+    from tempogen.builders.eval.scoring import require_matches
+    from tempogen.errors import InputFileError
+
+    wrong = _jsonl(tmp_path / "wrong.jsonl", [{"question": "q", "answer": "A"}])
+    for bench, root in (("tomato", tomato), ("vinoground", vino), ("videott", videott)):
+        score = {"tomato": score_tomato, "vinoground": score_vinoground}.get(bench, score_videott)
+        scores = score(root, wrong)
+        with pytest.raises(InputFileError, match=r"wrong\.jsonl: no prediction matched.*expected"):
+            require_matches(scores)
+        res = subprocess.run(
+            [sys.executable, "-m", "tempogen.cli", "eval", bench, "--dataset", str(root),
+             "--predictions", str(wrong)],
+            capture_output=True, text=True, timeout=120,
+        )  # fmt: skip
+        assert res.returncode == 2, (bench, res.stdout, res.stderr)
+        assert "wrong.jsonl: no prediction matched" in res.stderr and "wrong.jsonl:1" in res.stderr
+    ok = _jsonl(tmp_path / "ok.jsonl", [{"task": "rotation", "id": "0", "response": "A"}])
+    require_matches(score_tomato(tomato, ok))  # one match is enough
