@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from tempogen.editing.clip import Clip, EditError
 from tempogen.editing.ops.base import Op, make_op
 
@@ -39,17 +37,20 @@ def parse_pipeline(spec: Any, where: str = "pipeline") -> list[Op]:
 
 def load_pipelines(path: str | os.PathLike[str]) -> dict[str, list[Op]]:
     """Named pipelines from a YAML file (a bare list is named after the file)."""
+    from tempogen.errors import InputFileError
+    from tempogen.io import load_yaml
+
     p = Path(path)
     try:
-        data = yaml.safe_load(p.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise EditError(f"{p}: cannot read pipeline: {exc.strerror or exc}") from exc
-    except yaml.YAMLError as exc:
-        raise EditError(f"{p}: not valid YAML: {exc}") from exc
+        data, lines = load_yaml(p, "pipeline")
+    except InputFileError as exc:
+        raise EditError(str(exc)) from exc
     if isinstance(data, list):
         return {p.stem: parse_pipeline(data, str(p))}
     if isinstance(data, dict) and data:
-        return {str(k): parse_pipeline(v, f"{p}: {k}") for k, v in data.items()}
+        return {
+            str(k): parse_pipeline(v, f"{p}:{lines.get(str(k), 1)}: {k}") for k, v in data.items()
+        }
     raise EditError(f"{p}: expected a list of ops or a mapping of variant name to list")
 
 

@@ -12,9 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from tempogen.errors import ConfigurationError, PluginError
+from tempogen.errors import ConfigurationError, InputFileError, PluginError
 from tempogen.questions import TASKS
 
 BACKGROUNDS = ("solid", "gradient", "grid", "noise")
@@ -115,7 +113,9 @@ def _listify(v: Any) -> Any:
 
 
 def _fail(src: str, path: str, msg: str) -> ConfigError:
-    return ConfigError(f"{src}: {path}: {msg}")
+    err = ConfigError(f"{src}: {path}: {msg}")
+    err.field, err.detail = path, msg  # type: ignore[attr-defined]
+    return err
 
 
 def _number(
@@ -127,7 +127,7 @@ def _number(
         or (kind is int and not isinstance(v, int))
     ):
         raise _fail(src, path, f"expected {kind.__name__}, got {v!r}")
-    if not math.isfinite(v):
+    if isinstance(v, float) and not math.isfinite(v):
         raise _fail(src, path, f"must be a finite number, got {v!r}")
     if lo is not None and v < lo:
         raise _fail(src, path, f"must be >= {lo}, got {v!r}")
@@ -137,11 +137,17 @@ def _number(
 
 
 def _pair(
-    src: str, path: str, v: Any, kind: type, lo: float, ordered: bool = True
+    src: str,
+    path: str,
+    v: Any,
+    kind: type,
+    lo: float,
+    ordered: bool = True,
+    hi: float | None = None,
 ) -> tuple[Any, Any]:
     if not isinstance(v, (list, tuple)) or len(v) != 2:
         raise _fail(src, path, f"expected a list of two numbers, got {v!r}")
-    a, b = (_number(src, f"{path}[{i}]", x, kind, lo) for i, x in enumerate(v))
+    a, b = (_number(src, f"{path}[{i}]", x, kind, lo, hi) for i, x in enumerate(v))
     if ordered and a > b:
         raise _fail(src, path, f"first value must not exceed the second, got {v!r}")
     return a, b
@@ -175,6 +181,7 @@ def _section(src: str, name: str, v: Any) -> dict[str, Any]:
     return v
 
 
+MAX_SECONDS = 600.0  # clip length; TOMATO's longest is 73 s
 MAX_SAMPLES = 100_000  # questions per task; far above TOMATO's largest task (403)
 
 
@@ -202,16 +209,16 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     base = DatasetConfig()
     kw: dict[str, Any] = {}
     if "seed" in data:
-        kw["seed"] = _number(src, "seed", data["seed"], int, 0)
+        kw["seed"] = _number(src, "seed", data["seed"], int, 0, 2**63 - 1)
     if "size" in data:
-        w, h = _pair(src, "size", data["size"], int, 32, ordered=False)
+        w, h = _pair(src, "size", data["size"], int, 32, ordered=False, hi=7680)
         if w % 2 or h % 2:
             raise _fail(src, "size", f"width and height must be even (yuv420p), got {[w, h]}")
         kw["size"] = (w, h)
     if "fps" in data:
         kw["fps"] = _number(src, "fps", data["fps"], float, 1, 240)
     if "duration" in data:
-        kw["duration"] = _pair(src, "duration", data["duration"], float, 1.0)
+        kw["duration"] = _pair(src, "duration", data["duration"], float, 1.0, hi=MAX_SECONDS)
     if "samples_per_task" in data:
         kw["samples_per_task"] = _samples(src, data["samples_per_task"])
     if "tasks" in data:
@@ -253,7 +260,9 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     vino = _section(src, "vinoground", data.get("vinoground"))
     _check_keys(src, "vinoground.", vino, VinogroundConfig)
     if "pairs" in vino:
-        kw["vinoground"] = VinogroundConfig(_number(src, "vinoground.pairs", vino["pairs"], int, 0))
+        kw["vinoground"] = VinogroundConfig(
+            _number(src, "vinoground.pairs", vino["pairs"], int, 0, 10_000)
+        )
     s3 = _section(src, "scenes3d", data.get("scenes3d"))
     _check_keys(src, "scenes3d.", s3, Scenes3DConfig)
     s3kw: dict[str, Any] = {}
@@ -263,7 +272,9 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     if s3kw.get("humans", base.scenes3d.humans) + s3kw.get("objects", base.scenes3d.objects) > 1:
         raise _fail(src, "scenes3d", "the humans and objects shares add up to more than 1")
     if "duration" in s3:
-        s3kw["duration"] = _pair(src, "scenes3d.duration", s3["duration"], float, 1.0)
+        s3kw["duration"] = _pair(
+            src, "scenes3d.duration", s3["duration"], float, 1.0, hi=MAX_SECONDS
+        )
     if "body_model" in s3:
         bm = s3["body_model"]
         if bm is not None and not isinstance(bm, str):
@@ -307,22 +318,38 @@ def import_plugins(modules: tuple[str, ...], src: str = "<config>") -> None:
         except Exception as exc:
             missing = isinstance(exc, ModuleNotFoundError) and f"{name}.".startswith(f"{exc.name}.")
             hint = " (run from its folder, or add that folder to PYTHONPATH)" if missing else ""
-            raise PluginError(f"{src}: plugins[{i}]: cannot import {name!r}: {exc}{hint}") from exc
+            detail = f"cannot import {name!r}: {exc}{hint}"
+            err = PluginError(f"{src}: plugins[{i}]: {detail}")
+            err.field, err.detail = f"plugins[{i}]", detail  # type: ignore[attr-defined]
+            raise err from exc
 
 
 def load_config(path: str | os.PathLike[str]) -> DatasetConfig:
-    """Read and validate a YAML config file."""
+    """Read and validate a YAML config file; every error names the file, line and field."""
+    from tempogen.io import load_yaml
+
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{p}: cannot read config: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{p}: not UTF-8 text (byte {exc.start})") from exc
+        data, lines = load_yaml(p, "config")
+    except InputFileError as exc:
+        raise ConfigError(str(exc)) from exc
     try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f"line {mark.line + 1}" if mark is not None else "?"
-        raise ConfigError(f"{p}: {where}: not valid YAML: {getattr(exc, 'problem', exc)}") from exc
-    return config_from_dict(data, str(p))
+        return config_from_dict(data, str(p))
+    except ConfigError as exc:
+        field_ = getattr(exc, "field", None)
+        if not field_:
+            raise
+        line = _line_of(field_, lines)
+        if not line:
+            raise
+        raise type(exc)(f"{p}:{line}: {field_}: {exc.detail}") from exc  # type: ignore[attr-defined]
+
+
+def _line_of(path: str, lines: dict[str, int]) -> int | None:
+    """The line of a field's key, or of its nearest enclosing key (``a.b[2]`` -> ``a.b``)."""
+    while path:
+        if path in lines:
+            return lines[path]
+        cut = max(path.rfind("."), path.rfind("["))
+        path = path[:cut] if cut > 0 else ""
+    return None

@@ -146,3 +146,89 @@ def folder_lock(folder: str | os.PathLike[str], what: str = "build") -> Iterator
         yield path
     finally:
         os.close(fd)  # closing releases the lock
+
+
+MAX_YAML_BYTES = 1 << 20  # configs and pipelines are a few kB; more is a mistake or an attack
+MAX_YAML_ALIASES = 20  # an alias bomb expands a few lines into gigabytes
+MAX_YAML_DEPTH = 50
+MAX_YAML_NODES = 100_000  # values after aliases are expanded
+
+
+def load_yaml(path: str | os.PathLike[str], what: str) -> tuple[Any, dict[str, int]]:
+    """Parse a small YAML file safely: the data, plus the line of every key path
+    (``"style.distractors"``, ``"motions[2]"``) so errors can name file, line and field.
+
+    Refused with an :class:`InputFileError` naming the file (and line): a file over 1 MiB,
+    bytes that are not UTF-8, invalid YAML, more than 20 aliases or 100,000 values once they
+    are expanded, nesting deeper than 50."""
+    import yaml
+
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError as exc:
+        raise MissingFileError(f"{p}: cannot read {what}: no such file") from exc
+    except OSError as exc:
+        raise InputFileError(f"{p}: cannot read {what}: {exc.strerror or exc}") from exc
+    if len(raw) > MAX_YAML_BYTES:
+        raise InputFileError(
+            f"{p}: {what} is {len(raw):,} bytes, over the {MAX_YAML_BYTES:,} limit"
+        )
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputFileError(f"{p}:{line}: {what} is not UTF-8 text (byte {exc.start})") from exc
+
+    class Loader(yaml.SafeLoader):
+        aliases = 0
+
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                Loader.aliases += 1
+                if Loader.aliases > MAX_YAML_ALIASES:
+                    line = self.peek_event().start_mark.line + 1
+                    raise InputFileError(
+                        f"{p}:{line}: more than {MAX_YAML_ALIASES} YAML aliases in one {what}"
+                    )
+            return super().compose_node(parent, index)
+
+    try:
+        node = yaml.compose(text, Loader=Loader)
+        lines: dict[str, int] = {}
+        _node_lines(node, "", lines, 0, p, [0])
+        data = Loader(text).get_single_data() if node is not None else None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f":{mark.line + 1}" if mark is not None else ""
+        raise InputFileError(
+            f"{p}{where}: not valid YAML: {getattr(exc, 'problem', None) or exc}"
+        ) from exc
+    except RecursionError as exc:
+        raise InputFileError(f"{p}: {what} nests deeper than {MAX_YAML_DEPTH} levels") from exc
+    return data, lines
+
+
+def _node_lines(
+    node: Any, path: str, lines: dict[str, int], depth: int, p: Path, seen: list[int]
+) -> None:
+    """Record the line of every mapping key and sequence item under ``node``."""
+    import yaml
+
+    seen[0] += 1
+    if seen[0] > MAX_YAML_NODES:
+        raise InputFileError(f"{p}: more than {MAX_YAML_NODES:,} values once aliases expand")
+    if depth > MAX_YAML_DEPTH:
+        raise InputFileError(
+            f"{p}:{node.start_mark.line + 1}: nests deeper than {MAX_YAML_DEPTH} levels"
+        )
+    if isinstance(node, yaml.MappingNode):
+        for key, value in node.value:
+            name = f"{path}.{key.value}" if path else str(key.value)
+            lines.setdefault(name, key.start_mark.line + 1)
+            _node_lines(value, name, lines, depth + 1, p, seen)
+    elif isinstance(node, yaml.SequenceNode):
+        for i, item in enumerate(node.value):
+            name = f"{path}[{i}]"
+            lines.setdefault(name, item.start_mark.line + 1)
+            _node_lines(item, name, lines, depth + 1, p, seen)

@@ -118,7 +118,7 @@ def test_unknown_task(tmp_path):
 def test_bad_yaml_and_missing_config(tmp_path):
     cfg = write(tmp_path / "syntax.yaml", "seed: 1\nsize: [64, 48]]\n")
     proc = cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
-    one_line_error(proc, str(cfg), "line 2")
+    one_line_error(proc, f"{cfg}:2: not valid YAML")
     missing = tmp_path / "missing.yaml"
     proc = cli("generate", "--config", str(missing), "--out", str(tmp_path / "out"), "-q")
     one_line_error(proc, str(missing))

@@ -107,7 +107,8 @@ def test_bad_field_names_file_and_field(tmp_path, text, field):
     with pytest.raises(ConfigError) as ei:
         load_config(p)
     msg = str(ei.value)
-    assert msg.startswith(f"{p}: {field}: "), msg
+    line = text[: text.index(field.split(".")[-1].split("[")[0])].count("\n") + 1
+    assert msg.startswith(f"{p}:{line}: {field}: "), msg  # file, line and field
     assert "\n" not in msg
 
 
@@ -135,7 +136,7 @@ def test_bad_yaml_names_the_line(tmp_path):
     with pytest.raises(ConfigError) as ei:
         load_config(p)
     msg = str(ei.value)
-    assert msg.startswith(f"{p}: line {bad_line}: not valid YAML"), msg
+    assert msg.startswith(f"{p}:{bad_line}: not valid YAML"), msg
 
 
 def test_bad_indentation_names_the_line(tmp_path):
@@ -143,7 +144,7 @@ def test_bad_indentation_names_the_line(tmp_path):
     p.write_text("seed: 1\nstyle:\n  distractors: [0, 1]\n    misleading_text: 0.2\n")
     with pytest.raises(ConfigError) as ei:
         load_config(p)
-    assert str(ei.value).startswith(f"{p}: line 4: "), str(ei.value)
+    assert str(ei.value).startswith(f"{p}:4: "), str(ei.value)
 
 
 def test_missing_file_names_it(tmp_path):
@@ -187,3 +188,41 @@ def test_non_utf8_file_is_a_config_error(tmp_path):
 def test_non_finite_numbers_are_rejected(data, field):
     with pytest.raises(ConfigError, match=rf"^x\.yaml: {field}"):
         config_from_dict(data, "x.yaml")
+
+
+HOSTILE = [
+    ("seed: " + "9" * 400 + "\n", r":1: seed: must be <= "),  # was an OverflowError
+    ("samples_per_task: 100000000\n", r":1: samples_per_task: must be <= 100000"),
+    ("duration: [3, 1.0e+400]\n", r":1: duration\[1\]: must be a finite number"),
+    ("size: [640, 99999]\n", r":1: size\[1\]: must be <= 7680"),
+    ("style:\n  distractors: " + "[" * 200 + "]" * 200 + "\n", r"nests deeper than 50"),
+    (
+        "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+        + "".join(
+            f"{c}: &{c} [" + ", ".join([f"*{p}"] * 10) + "]\n"
+            for p, c in zip("abcdefgh", "bcdefghi")
+        ),
+        r":\d+: more than 20 YAML aliases",
+    ),
+]
+
+
+@pytest.mark.parametrize("text,match", HOSTILE, ids=[m for _, m in HOSTILE])
+def test_hostile_configs_are_clear_errors_not_crashes(tmp_path, text, match):
+    # issue 13 item 8: tracebacks (OverflowError, RecursionError), a 254 MB alias bomb
+    p = tmp_path / "h.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError, match=match) as ei:
+        load_config(p)
+    assert str(ei.value).startswith(str(p))
+
+
+def test_non_utf8_and_huge_configs_name_the_file_and_line(tmp_path):
+    p = tmp_path / "latin1.yaml"
+    p.write_bytes(b"seed: 1\nstyle:\n  backgrounds: [caf\xe9]\n")
+    with pytest.raises(ConfigError, match=rf"{p}:3: config is not UTF-8"):
+        load_config(p)
+    big = tmp_path / "big.yaml"
+    big.write_text("# " + "x" * (1 << 20) + "\nseed: 1\n")
+    with pytest.raises(ConfigError, match="over the 1,048,576 limit"):
+        load_config(big)

@@ -76,7 +76,7 @@ def test_parse_accepts_scalars_and_none() -> None:
         ("{}\n", "expected a list of ops or a mapping of variant name to list"),
         ("reverse\n", "expected a list of ops or a mapping of variant name to list"),
         ("[reverse, [mirror]\n", "not valid YAML"),
-        ("a: reverse\n", r"p.yaml: a: expected a list of ops, got str"),
+        ("a: reverse\n", r"p.yaml:1: a: expected a list of ops, got str"),
         (
             "[{mirror: horizontal, reverse: null}]\n",
             r"p.yaml\[0\]: expected an op name or a one-key mapping",
@@ -94,7 +94,7 @@ def test_parse_accepts_scalars_and_none() -> None:
         ("[{rotate: [90, 180]}]\n", r"p.yaml\[0\]: rotate: bad parameters \[90, 180\]"),
         ("[{rotate: 45}]\n", r"p.yaml\[0\]: rotate: degrees must be 90, 180 or 270"),
         ("[{mirror: diagonal}]\n", r"p.yaml\[0\]: mirror: axis must be"),
-        ("v: [reverse, {loop: 0}]\n", r"p.yaml: v\[1\]: loop: times must be a positive integer"),
+        ("v: [reverse, {loop: 0}]\n", r"p.yaml:1: v\[1\]: loop: times must be a positive integer"),
     ],
 )
 def test_malformed(tmp_path, text, match) -> None:
