@@ -27,6 +27,12 @@ import numpy as np
 from tempogen.errors import InputFileError
 from tempogen.io import atomic_path, content_hash, write_bytes
 
+# ONNX Runtime's 1DS telemetry (Linux, 1.29+) looks up a Microsoft host when a session first
+# runs; both names of its opt-out must be set before onnxruntime initialises. A user's own
+# setting wins.
+for _opt_out in ("ORT_DISABLE_TELEMETRY", "ORT_TELEMETRY_DISABLED"):
+    os.environ.setdefault(_opt_out, "1")
+
 if TYPE_CHECKING:
     import onnxruntime
     from sentence_transformers import SentenceTransformer
@@ -306,6 +312,7 @@ class Encoder:
                     f"backend {self.backend!r} needs onnxruntime and onnx "
                     "(pip install onnxruntime onnx), or use backend='torch'"
                 ) from exc
+            ort.disable_telemetry_events()
             path = self.onnx_path()
             if not path.is_file():
                 fp32 = path.with_name("model.onnx")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import random
+import shutil
 import subprocess
 import sys
 import time
@@ -208,3 +210,24 @@ def test_encode_cached_reuses_the_file(encoder: Encoder, tmp_path: Path) -> None
     assert path.stat().st_mtime_ns == stamp
     assert encoder.encode_cached(texts[:2], tmp_path).shape == (2, 384)
     assert len(list(tmp_path.glob("emb-*.npy"))) == 2
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to watch DNS queries")
+def test_first_export_and_run_make_no_telemetry_lookup(tmp_path):
+    # issue 13 item 13: onnxruntime's 1DS telemetry looked up mobile.events.data.microsoft.com
+    script = (
+        "from tempogen.retrieval.embed import Encoder\n"
+        "print(Encoder().encode(['a man eats then watches tv']).shape)\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ORT_")}
+    env["TEMPOGEN_CACHE"] = str(tmp_path / "cache")  # a fresh export, as on a first run
+    log = tmp_path / "strace.log"
+    proc = subprocess.run(
+        ["strace", "-f", "-e", "trace=sendto,connect", "-o", str(log), sys.executable, "-c", script],
+        capture_output=True, text=True, timeout=300, env=env,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert (tmp_path / "cache").exists()
+    sent = log.read_text()
+    assert "events" not in sent and "microsoft" not in sent
