@@ -4,7 +4,9 @@ Lighting changes a painted surface's brightness, not its hue, and floor and sky 
 unsaturated, so an object is the large saturated blobs whose hue is nearest its paint among
 every paint in the scene (``labels.meta["paints"]``). Positions are blob centroids; a spin is
 read from a marked part (``mark`` track) going round the object's centre, which holds even
-when the object is seen obliquely and its outline does not turn rigidly on screen.
+when the object is seen obliquely and its outline does not turn rigidly on screen. A lamp is
+lit where its paint covers a good part of its disc (an unlit lamp is a greyed paint, too
+unsaturated for any hue mask).
 """
 
 from __future__ import annotations
@@ -20,11 +22,17 @@ from tempogen.labels import Labels
 HUE_TOL = 12.0  # OpenCV hue units (0..180)
 MIN_SATURATION = 110
 MIN_VALUE = 50
+LIT_AREA = 0.25  # share of a lamp's labelled disc (pi * size^2) its paint covers when lit
 
 
 def hue_of(rgb: Sequence[int]) -> float:
     """OpenCV hue (0..180) of one RGB colour."""
     return float(cv2.cvtColor(np.uint8([[list(rgb)]]), cv2.COLOR_RGB2HSV)[0, 0, 0])
+
+
+def saturation_of(rgb: Sequence[int]) -> float:
+    """OpenCV saturation (0..255) of one RGB colour."""
+    return float(cv2.cvtColor(np.uint8([[list(rgb)]]), cv2.COLOR_RGB2HSV)[0, 0, 1])
 
 
 def hue_mask(
@@ -45,7 +53,7 @@ def hue_mask(
     d = dist(own)
     nearest = np.full(d.shape, 1e9, np.float32)
     for o in others:
-        if hue_of(o) != own:
+        if hue_of(o) != own and saturation_of(o) > MIN_SATURATION:  # a grey has no hue
             nearest = np.minimum(nearest, dist(hue_of(o)))
     m = (d < HUE_TOL) & (d < nearest) & (hsv[..., 1] > MIN_SATURATION) & (hsv[..., 2] > MIN_VALUE)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(m.astype(np.uint8), connectivity=8)
@@ -101,8 +109,8 @@ def _fill(points: list[tuple[float, float] | None], what: str) -> np.ndarray:
 
 
 def pixel_states_3d(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray) -> Labels:
-    """Labels whose tracks' positions (and a marked spin's angle) come from the frames at
-    ``idx``; what the query reads is then answered by :mod:`tempogen.observe` as usual."""
+    """Labels whose tracks' positions (a marked spin's angle, a lamp's light) come from the
+    frames at ``idx``; what the query reads is then answered by :mod:`tempogen.observe`."""
     if "look" in labels.meta and "hands" in labels.meta["look"]:
         return human_pixel_states(frames, labels, idx)
     all_paints = paints(labels)
@@ -117,6 +125,13 @@ def pixel_states_3d(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarra
 
     states: dict[str, dict[str, np.ndarray]] = {}
     subject = labels.subject
+    if q.kind in ("lit", "flash"):  # lamps: whether each shows its paint
+        for name in q.objects:
+            t = labels.track(name)
+            rest = [p for p in all_paints if tuple(p) != tuple(t.color)]
+            area = np.array([hue_mask(f, t.color, rest, hsv).sum() for f, hsv in zip(frames, hsvs)])
+            states[name] = {"lit": area >= LIT_AREA * np.pi * t.size**2}
+        return with_measured(labels, idx, states)
     if q.kind == "spin" and "mark" in names:
         mark = labels.track("mark")
         rest = [p for p in all_paints if tuple(p) not in (tuple(mark.color), tuple(subject.color))]

@@ -6,6 +6,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     direction,
     human,
     objects3d,
+    objects3d_tasks,
     rotation,
     shape,
     velocity,

@@ -11,6 +11,31 @@ _SINGLE = [(d,) for d in UNIT]
 _PAIRS = [(a, b) for a in UNIT for b in UNIT if a != b]
 
 
+def slide_path(
+    scene: Scene, answer: tuple[str, ...], margin: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-frame pixel positions moving in one straight leg, or two with the turn on a sampled
+    frame, ``margin`` inside the canvas; shared by the 2D and the 3D sliders."""
+    n = scene.n
+    knots = (
+        [0, n - 1] if len(answer) == 1 else [0, scene.sample_frame(scene.switch_sample()), n - 1]
+    )
+    for shrink in (1.0, 0.8, 0.6, 0.45, 0.3):
+        speed = scene.rng.uniform(0.5, 0.8) * scene.height * shrink / (n - 1)
+        pts = [np.zeros(2)]
+        for tok, (a, b) in zip(answer, zip(knots[:-1], knots[1:])):
+            pts.append(pts[-1] + np.array(UNIT[tok]) * speed * (b - a))
+        try:
+            path = fit_start(np.array(pts), scene.width, scene.height, margin, scene.rng)
+            break
+        except ValueError:
+            continue
+    else:
+        raise ValueError(f"slide {answer}: no path fits the canvas")
+    x, y = through(path, np.array(knots, float), scene.frames)
+    return x, y
+
+
 @register_motion
 class Slide(Motion):
     """Left, right, up, down, first X then Y, or no movement."""
@@ -24,29 +49,11 @@ class Slide(Motion):
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         look = scene.subject_look()
         margin = look.size * 1.3
-        n = scene.n
         if not answer:
             x, y = scene.place(margin)
             scene.add("subject", look, x, y, angle=scene.rng.uniform(0, 360))
             scene.ask(["subject"])
             return
-        knots = (
-            [0, n - 1]
-            if len(answer) == 1
-            else [0, scene.sample_frame(scene.switch_sample()), n - 1]
-        )
-        for shrink in (1.0, 0.8, 0.6, 0.45, 0.3):
-            speed = scene.rng.uniform(0.5, 0.8) * scene.height * shrink / (n - 1)
-            pts = [np.zeros(2)]
-            for tok, (a, b) in zip(answer, zip(knots[:-1], knots[1:])):
-                pts.append(pts[-1] + np.array(UNIT[tok]) * speed * (b - a))
-            try:
-                path = fit_start(np.array(pts), scene.width, scene.height, margin, scene.rng)
-                break
-            except ValueError:
-                continue
-        else:
-            raise ValueError(f"slide {answer}: no path fits the canvas")
-        x, y = through(path, np.array(knots, float), scene.frames)
+        x, y = slide_path(scene, answer, margin)
         scene.add("subject", look, x, y, angle=scene.rng.uniform(0, 360))
         scene.ask(["subject"])

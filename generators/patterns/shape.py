@@ -51,6 +51,21 @@ def knot_frames(scene: Scene, verts: np.ndarray) -> np.ndarray:
     return np.array([scene.sample_frame(int(k)) for k in ks], dtype=float)
 
 
+def screen_path(scene: Scene, shape: str, margin: float) -> tuple[np.ndarray, np.ndarray]:
+    """Per-frame pixel positions drawing ``shape`` once (either way round), ``margin`` inside
+    the canvas, its corners on sampled frames; shared by the 2D and the 3D drawers."""
+    verts = outline(shape, scene.rng)
+    if scene.rng.random() < 0.5:
+        verts = verts[::-1].copy()
+    scale = scene.rng.uniform(0.25, 0.34) * scene.height
+    path = fit_start(verts * scale, scene.width, scene.height, margin, scene.rng)
+    if shape in ("circle", "infinity"):
+        knots = np.linspace(0, scene.n - 1, len(path))
+    else:
+        knots = knot_frames(scene, path)
+    return through(path, knots, scene.frames)
+
+
 @register_motion
 class Draw(Motion):
     """The subject traces a circle, polygon, infinity sign or star, or stays put."""
@@ -71,15 +86,6 @@ class Draw(Motion):
             scene.add("subject", look, x, y)
             scene.ask(["subject"])
             return
-        verts = outline(answer, scene.rng)
-        if scene.rng.random() < 0.5:
-            verts = verts[::-1].copy()
-        scale = scene.rng.uniform(0.25, 0.34) * scene.height
-        path = fit_start(verts * scale, scene.width, scene.height, margin, scene.rng)
-        if answer in ("circle", "infinity"):
-            knots = np.linspace(0, scene.n - 1, len(path))
-        else:
-            knots = knot_frames(scene, path)
-        x, y = through(path, knots, scene.frames)
+        x, y = screen_path(scene, answer, margin)
         scene.add("subject", look, x, y)
         scene.ask(["subject"])

@@ -7,7 +7,7 @@ import zlib
 import numpy as np
 import pytest
 
-import tempogen.generators.patterns.objects3d  # noqa: F401  (registers the 3D patterns)
+import tempogen.generators.patterns  # noqa: F401  (registers every pattern, 3D ones included)
 from tempogen import observe
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import centroid, hue_mask, paints, pixel_states_3d
@@ -158,3 +158,129 @@ def test_same_seed_same_clip() -> None:
     fb = [f.copy() for f in b.world.frames("gradient", np.random.default_rng(2))]
     assert all(np.array_equal(x, y) for x, y in zip(fa, fb))
     assert not np.array_equal(fa[0], fa[-1])
+
+
+# issue 12: 3D objects for count, velocity & frequency, shape & trend and visual cues ------------
+TASK_NAMES = (
+    "ball_bounce3d",
+    "ball_rhythm3d",
+    "lamp_flash3d",
+    "lamp_blink3d",
+    "lamp_order3d",
+    "ball_pace3d",
+    "fly_shape3d",
+    "balloon3d",
+)
+TASK_CASES = [(name, key) for name in TASK_NAMES for key in MOTIONS[name].keys()]
+
+
+def test_new_patterns_cover_their_tasks_2d_classes() -> None:
+    from tempogen.generators.motion import motions_for
+
+    for task in ("count", "velocity&frequency", "shape&trend", "visual_cues", "direction"):
+        flat = {(m.fact, k) for m in motions_for(task) if m.renderer == "2d" for k in m.keys()}
+        solid = {
+            (m.fact, k) for m in motions_for(task) if m.renderer == "object3d" for k in m.keys()
+        }
+        assert flat <= solid or task == "visual_cues", (task, flat - solid)
+    # visual cues: every lamp order the 2D lamps ask; "which moves first" is for humans
+    lamps = set(MOTIONS["lamp_order3d"].keys())
+    assert lamps == set(MOTIONS["first_light"].keys())
+
+
+@pytest.mark.parametrize("name,key", TASK_CASES)
+def test_new_patterns_certify_and_pixels_give_the_label_answer(name: str, key: str) -> None:
+    seed = zlib.crc32(f"{name}/{key}".encode()) % 1000
+    scene = _scene(name, key, seed)
+    labels = scene.labels()
+    motion = MOTIONS[name]
+    assert motion.renderer == "object3d" and motion.note == NOTE
+    assert answer_key(motion.fact, answer_of(labels)) == key  # the label is the request
+    cert = certify(labels)
+    assert cert.ok(motion.fact, key), cert  # 16 frames suffice, one does not
+    assert isinstance(scene.world, RigidWorld) and scene.world.num_frames == scene.n
+    background = BACKGROUNDS[seed % len(BACKGROUNDS)]
+    idx, frames = _sampled_frames(scene, background, seed)
+    measured = pixel_states_3d(frames, labels, idx)
+    got = answer_of(measured, idx)
+    assert got is not None and answer_key(motion.fact, got) == key, got
+    for name_ in labels.query.objects:
+        t, m = labels.track(name_), measured.track(name_)
+        if t.role == "anchor":
+            continue
+        if labels.query.kind in ("lit", "flash"):  # each lamp is lit on exactly its frames
+            assert np.array_equal(m.lit[idx].astype(bool), t.lit[idx]), name_
+        else:  # the labelled centre is where the object is drawn
+            err = np.hypot(m.x[idx] - t.x[idx], m.y[idx] - t.y[idx])
+            assert err.max() < max(2.0, 0.2 * t.size), err
+
+
+def test_bouncing_ball_touches_the_floor_at_each_counted_contact() -> None:
+    scene = _scene("ball_bounce3d", "4")
+    ball = scene.world.bodies[0]
+    radius = float(np.linalg.norm(ball.mesh.vertices, axis=1).max())
+    height = ball.poses[:, 1, 3]
+    assert height.min() == pytest.approx(radius) and height.max() > 3 * radius
+    touching = np.flatnonzero(np.isclose(height, radius))
+    assert len(touching) == 4  # one frame on the floor per bounce, gravity down
+    idx = observe.uniform_indices(scene.n, SAMPLES)
+    assert set(touching) <= set(idx.tolist())  # every contact is on a sampled frame
+    assert np.allclose(ball.poses[:, [0, 2], 3], ball.poses[0, [0, 2], 3])  # in place
+
+
+def test_lamp_shell_is_in_place_exactly_when_labelled_lit() -> None:
+    scene = _scene("lamp_order3d", "obj2")
+    labels = scene.labels()
+    shells = [b for b in scene.world.bodies if b.poses.ndim == 3]
+    assert len(shells) == 3
+    for shell in shells:
+        name = next(t.name for t in labels.tracks if tuple(t.color) == tuple(shell.color))
+        t = labels.track(name)
+        shown = shell.poses[:, 1, 3] > 0  # hidden shells wait far below the floor
+        assert np.array_equal(shown, t.lit)
+        px = scene.world.camera.project(shell.poses[shown, :3, 3])
+        assert np.allclose(px, np.c_[t.x[shown], t.y[shown]])
+
+
+def test_paced_ball_rolls_without_slipping_at_a_fixed_depth() -> None:
+    scene = _scene("ball_pace3d", "accelerating")
+    ball = scene.world.bodies[0]
+    cam = scene.world.camera
+    centres = ball.poses[:, :3, 3]
+    radius = float(np.linalg.norm(ball.mesh.vertices, axis=1).max())
+    assert np.allclose(centres[:, 1], radius)
+    travel = np.linalg.norm(centres - centres[0], axis=1)
+    # the band's turn about the axle equals distance over radius
+    turn = np.degrees(
+        np.arccos(
+            np.clip(np.einsum("ij,ij->i", ball.poses[:, :3, 1], ball.poses[:1, :3, 1]), -1, 1)
+        )
+    )
+    small = travel / radius < np.pi * 0.9
+    assert np.allclose(turn[small], np.degrees(travel[small] / radius), atol=1e-4)
+    depth = (centres - cam.pose[:3, 3]) @ -cam.pose[:3, 2]
+    assert np.allclose(depth, depth[0])
+    steps = np.diff(scene.labels().subject.x)
+    assert np.all(np.abs(steps[1:]) >= np.abs(steps[:-1]) - 1e-9)  # speeds up
+
+
+@pytest.mark.parametrize("name,key", [("fly_shape3d", "star"), ("balloon3d", "up-left")])
+def test_airborne_paths_are_their_labelled_pixels(name: str, key: str) -> None:
+    scene = _scene(name, key)
+    ball = scene.world.bodies[0]
+    px = scene.world.camera.project(ball.poses[:, :3, 3])
+    t = scene.labels().subject
+    assert np.allclose(px, np.c_[t.x, t.y], atol=1e-6)
+
+
+def test_default_plan_gives_every_task_3d_objects() -> None:
+    from collections import Counter
+
+    from tempogen.config import load_config
+    from tempogen.generators.build import plan
+
+    cfg = load_config("configs/default.yaml")
+    specs = plan(cfg)
+    kinds = Counter((s.task, MOTIONS[s.motion].renderer) for s in specs)
+    for task in cfg.tasks:
+        assert kinds[(task, "object3d")] >= max(5, 0.3 * cfg.samples_for(task)), (task, kinds)

@@ -26,7 +26,11 @@ def test_written_3d_clips_pass_the_pixel_audit(name: str, tmp_path) -> None:
             "size": [320, 180],
             "fps": 15,
             "duration": [3, 4],
-            "scenes3d": {"per_task": 2, "duration": [3, 4]},
+            "scenes3d": {
+                "humans": float(motion.renderer == "human"),
+                "objects": float(motion.renderer == "object3d"),
+                "duration": [3, 4],
+            },
         }
     )
     specs = plan(cfg)
