@@ -276,6 +276,11 @@ def labels_json(labels: Labels) -> dict[str, Any]:
 
 def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
     """Render, encode and record one clip (or reuse a finished one with the same spec hash)."""
+    return render_or_reuse(spec, out_dir)[0]
+
+
+def render_or_reuse(spec: Spec, out_dir: Path) -> tuple[dict[str, Any], bool]:
+    """:func:`render_spec`'s row, and whether it was reused from an earlier run."""
     out_dir = Path(out_dir)
     record_path = out_dir / "clips" / f"{spec.id}.json"
     video_rel = f"videos/{spec.id}.mp4"
@@ -283,8 +288,8 @@ def render_spec(spec: Spec, out_dir: Path) -> dict[str, Any]:
     sheet_path = out_dir / "sheets" / f"{spec.id}.png"
     reused = lookup(record_path, spec.hash, [sheet_path], {"video_sha256": video_path})
     if reused is not None:
-        return reused
-    return _render_new(spec, out_dir, video_path, video_rel, sheet_path, record_path)
+        return reused, True
+    return _render_new(spec, out_dir, video_path, video_rel, sheet_path, record_path), False
 
 
 def _render_new(
@@ -375,17 +380,18 @@ def _frame_cost(spec: Spec) -> float:
     return 1.0 if get_motion(spec.motion).renderer == "2d" else 20.0
 
 
-def _render_star(args: tuple[Spec, Path]) -> dict[str, Any]:
-    return render_spec(*args)
+def _render_star(args: tuple[Spec, Path]) -> tuple[dict[str, Any], bool]:
+    return render_or_reuse(*args)
 
 
 def render_all(
     specs: list[Spec],
     out_dir: Path,
     jobs: int | None = None,
-    on_done: Callable[[dict[str, Any]], None] | None = None,
+    on_done: Callable[[dict[str, Any], bool], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Render specs over ``jobs`` processes (default: all cores); rows come back in spec order.
+    ``on_done(row, reused)`` sees each clip as it finishes (reused: from an earlier run).
 
     Costliest clips (3D ones, then the longest) go first, so no worker is left finishing a long
     clip alone at the end.
@@ -393,14 +399,14 @@ def render_all(
     jobs = jobs or os.cpu_count() or 1
     longest_first = sorted(specs, key=lambda s: -s.num_frames * _frame_cost(s))
     done: dict[str, dict[str, Any]] = {}
-    for row in _imap(longest_first, Path(out_dir), jobs):
+    for row, reused in _imap(longest_first, Path(out_dir), jobs):
         done[row["id"]] = row
         if on_done is not None:
-            on_done(row)
+            on_done(row, reused)
     return [done[s.id] for s in specs]
 
 
-def _imap(specs: list[Spec], out_dir: Path, jobs: int) -> Iterator[dict[str, Any]]:
+def _imap(specs: list[Spec], out_dir: Path, jobs: int) -> Iterator[tuple[dict[str, Any], bool]]:
     args = [(s, out_dir) for s in specs]
     if jobs <= 1 or len(specs) <= 1:
         yield from map(_render_star, args)

@@ -15,9 +15,13 @@ def _generate(args: argparse.Namespace) -> int:
     cfg = load_config(args.config)
     summary = build_dataset(cfg, args.out, jobs=args.jobs, progress=not args.quiet)
     tasks = ", ".join(f"{k} {v}" for k, v in summary.per_task.items())
+    new = summary.frames - summary.reused_frames
+    reused = (
+        f", {summary.reused_frames:,} reused from an earlier run" if summary.reused_frames else ""
+    )
     print(
         f"wrote {summary.clips} clips ({summary.variants} edited variants; "
-        f"{summary.frames:,} frames rendered) to {summary.out_dir}: {tasks}"
+        f"{new:,} frames rendered{reused}) to {summary.out_dir}: {tasks}"
     )
     print(
         f"manifest: {summary.out_dir / 'manifest.jsonl'}; TOMATO layout: {summary.out_dir / 'tomato'}"

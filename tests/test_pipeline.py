@@ -226,6 +226,12 @@ def test_resume_after_kill(clean, small_config, tmp_path):
 
     rerun = generate(small_config, out)
     assert rerun.returncode == 0, rerun.stderr
+    # the summary tells reused frames from rendered ones (issue 13 item 13)
+    reused = sum(json.loads(p.read_text())["num_frames"] for p in records.values())
+    total = sum(r["num_frames"] for r in rows_of(clean) if not r.get("source"))
+    assert f"{total - reused:,} frames rendered, {reused:,} reused from an earlier run" in (
+        rerun.stdout
+    ), rerun.stdout
     for cid, before in kept.items():
         after = [
             stamp(out / "videos" / f"{cid}.mp4"),

@@ -28,6 +28,7 @@ class BuildSummary:
     per_task: dict[str, int]
     variants: int = 0
     retrieval: dict[str, Any] | None = None
+    reused_frames: int = 0  # of ``frames``, in clips kept from an earlier, interrupted run
 
     @property
     def frames_per_second(self) -> float:
@@ -76,14 +77,18 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
     total_frames = sum(s.num_frames for s in specs)
     start = time.perf_counter()
     bar = _progress(len(specs), total_frames, progress)
-    frames_done = 0
+    frames_done = frames_reused = 0
 
-    def done(row: dict[str, Any]) -> None:
-        nonlocal frames_done
-        frames_done += row["num_frames"]
+    def done(row: dict[str, Any], reused: bool) -> None:
+        nonlocal frames_done, frames_reused
+        if reused:
+            frames_reused += row["num_frames"]
+        else:
+            frames_done += row["num_frames"]
         if bar is not None:
             elapsed = max(time.perf_counter() - start, 1e-9)
-            bar.set_postfix_str(f"{frames_done / elapsed:,.0f} frames/s", refresh=False)
+            note = f", {frames_reused:,} reused" if frames_reused else ""
+            bar.set_postfix_str(f"{frames_done / elapsed:,.0f} frames/s{note}", refresh=False)
             bar.update(1)
 
     try:
@@ -120,7 +125,14 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
     for r in rows:
         per_task[r["task"]] = per_task.get(r["task"], 0) + 1
     return BuildSummary(
-        out, len(rows), total_frames, seconds, per_task, len(variants), retrieval=retrieval
+        out,
+        len(rows),
+        total_frames,
+        seconds,
+        per_task,
+        len(variants),
+        retrieval=retrieval,
+        reused_frames=frames_reused,
     )
 
 
