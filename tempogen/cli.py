@@ -299,7 +299,9 @@ def _plugins_option(p: argparse.ArgumentParser) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="tempogen", description=__doc__.split("\n")[0] if __doc__ else None
+        prog="tempogen",
+        description="Build, edit, audit and score video benchmarks for visual temporal "
+        "reasoning (TOMATO, Vinoground and Video-TT layouts).",
     )
     sub = p.add_subparsers(dest="command", required=True)
     g = sub.add_parser("generate", help="render a dataset from a config")

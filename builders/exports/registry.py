@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from tempogen.text import first_sentence
+
 WriteFn = Callable[[list[dict[str, Any]], Path, Path], Any]
 
 
@@ -43,8 +45,7 @@ def register_export(
     def deco(fn: WriteFn) -> WriteFn:
         if name in EXPORTS:
             raise ValueError(f"export {name!r} is registered twice")
-        doc = description or (fn.__doc__ or "").strip().splitlines()[0:1]
-        text = doc if isinstance(doc, str) else (doc[0] if doc else "")
+        text = description or first_sentence(fn.__doc__)
         EXPORTS[name] = Export(name, folder or name, fn, text)
         return fn
 
