@@ -98,6 +98,9 @@ def test_two_builds_are_identical(clean, small_config, tmp_path):
     manifest = (clean / "manifest.jsonl").read_bytes()
     assert (other / "manifest.jsonl").read_bytes() == manifest
     assert (other / "config.json").read_bytes() == (clean / "config.json").read_bytes()
+    for page in ("index.html", "report.html", "validity.json", "tomato/data/count.json"):
+        if (clean / page).exists():  # pages are byte-stable too (issue 13 item 13)
+            assert (other / page).read_bytes() == (clean / page).read_bytes(), page
     rows = rows_of(clean)
     assert len(rows) > N_CLIPS  # edited variants too
     for row in rows:
