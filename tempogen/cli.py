@@ -13,7 +13,9 @@ def _generate(args: argparse.Namespace) -> int:
     from tempogen.config import load_config
 
     cfg = load_config(args.config)
-    summary = build_dataset(cfg, args.out, jobs=args.jobs, progress=not args.quiet)
+    summary = build_dataset(
+        cfg, args.out, jobs=args.jobs, progress=not args.quiet, replace=args.replace
+    )
     tasks = ", ".join(f"{k} {v}" for k, v in summary.per_task.items())
     new = summary.frames - summary.reused_frames
     reused = (
@@ -311,6 +313,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--out", default="dataset", help="output folder (default: %(default)s)")
     g.add_argument(
         "-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)"
+    )
+    g.add_argument(
+        "--replace",
+        action="store_true",
+        help="delete a dataset built in --out with another config first (default: refuse)",
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     g.set_defaults(func=_generate)

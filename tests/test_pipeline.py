@@ -447,3 +447,50 @@ def test_rerun_reuses_a_variant_and_redoes_a_damaged_one(one_clip):
         assert edit_row(row, out, mirror, out, require_certificate=False) == new, how
         assert _stamps(out, vid)[0] != before[0], how
         before = _stamps(out, vid)
+
+
+# (d) a build owns its folder ------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_folder_built_with_another_config_is_refused_or_replaced(clean, tmp_path):
+    # issue 13 item 4: orphan videos of the old build shipped in the new build's exports
+    import shutil
+
+    out = tmp_path / "owned"
+    shutil.copytree(clean, out)
+    (out / "videos" / ".count-0000.mp4.abc123.tmp").write_bytes(b"half")  # a killed run's
+    other = tmp_path / "other.yaml"
+    other.write_text(SMALL.replace("samples_per_task: 3", "samples_per_task: 2"))
+    proc = generate(other, out)
+    assert proc.returncode == 2, proc.stderr
+    assert "another config" in proc.stderr and "--replace" in proc.stderr
+    assert (out / "manifest.jsonl").read_bytes() == (clean / "manifest.jsonl").read_bytes()
+
+    cmd = [sys.executable, "-m", "tempogen.cli", "generate", "--config", str(other)]
+    proc = subprocess.run(
+        [*cmd, "--out", str(out), "-j", "1", "-q", "--replace"],
+        capture_output=True, text=True, timeout=300, cwd=REPO,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    rows = rows_of(out)
+    want = {Path(r["video"]).name for r in rows}
+    assert {p.name for p in (out / "videos").iterdir()} == want  # no orphan, no temp file
+    assert {p.name for p in (out / "hf" / "videos").iterdir()} == {f"{r['id']}.mp4" for r in rows}
+    assert {p.stem for p in (out / "clips").iterdir()} == {r["id"] for r in rows}
+    assert len(rows) < len(rows_of(clean))
+
+
+@pytest.mark.slow
+def test_a_rerun_cleans_temp_files_of_killed_runs(clean, small_config, tmp_path):
+    import shutil
+
+    out = tmp_path / "resumed"
+    shutil.copytree(clean, out)
+    junk = [out / "videos" / ".x.mp4.partial", out / "clips" / ".y.json.q1w2.tmp"]
+    for p in junk:
+        p.write_bytes(b"half")
+    proc = generate(small_config, out)
+    assert proc.returncode == 0, proc.stderr
+    assert not any(p.exists() for p in junk)
+    assert (out / "manifest.jsonl").read_bytes() == (clean / "manifest.jsonl").read_bytes()

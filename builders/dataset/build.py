@@ -53,16 +53,70 @@ def build_dataset(
     out_dir: str | os.PathLike[str],
     jobs: int | None = None,
     progress: bool = True,
+    replace: bool = False,
 ) -> BuildSummary:
     """Generate every clip of ``cfg`` under ``out_dir`` and write the manifest and exports.
 
     Finished clips from an earlier, interrupted run with the same specs are reused. The folder
-    is locked while the build writes (a second build into it is a clear error).
+    is locked while the build writes (a second build into it is a clear error), and a folder
+    built with another config is refused unless ``replace`` (see :func:`claim_folder`).
     """
     out = Path(out_dir)
     check_writable(out)
     with folder_lock(out, "build"):
+        claim_folder(out, cfg, replace)
         return _build(cfg, out, jobs, progress)
+
+
+BUILD_MARK = ".tempogen-build.json"
+# What a build writes at the top of its folder; ``replace`` removes exactly these.
+OWNED = (
+    "videos", "clips", "sheets", "report", "tomato", "videott", "lmms_eval", "hf", "vinoground",
+    "retrieval", MANIFEST, "config.json", "index.html", "report.html", "validity.json",
+)  # fmt: skip
+
+
+def _read_mark(path: Path) -> dict[str, Any] | None:
+    """A small JSON file of an earlier build, or None when it is unreadable."""
+    import json
+
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError):
+        return {"config_sha256": "unreadable", "config": f"unreadable {path.name}"}
+    return data if isinstance(data, dict) else None
+
+
+def claim_folder(out: Path, cfg: DatasetConfig, replace: bool = False) -> None:
+    """Make ``out`` this config's: a folder built (or half built) with another config is
+    refused unless ``replace``, which first deletes what that build wrote, so no orphan clip
+    of the old build ever ships with the new one. Hidden temp files of killed runs go too."""
+    import shutil
+
+    from tempogen.io import content_hash
+
+    want = {"config_sha256": content_hash(cfg.to_json()), "config": cfg.source}
+    mark = out / BUILD_MARK
+    had = _read_mark(mark) if mark.is_file() else None
+    if had is None and (out / "config.json").is_file():  # a build from before the mark
+        old = _read_mark(out / "config.json")
+        had = {"config_sha256": content_hash(old) if old else "?", "config": "an earlier version"}
+    if had is not None and had.get("config_sha256") != want["config_sha256"]:
+        if not replace:
+            raise OutputError(
+                f"{out}: holds a dataset built with another config ({had.get('config')}); "
+                "building here would mix the two. Use --replace to delete it first, or "
+                "choose another --out"
+            )
+        for name in OWNED:
+            target = out / name
+            if target.is_dir():
+                shutil.rmtree(target)
+            elif target.exists():
+                target.unlink()
+    for tmp in [*out.rglob(".*.tmp"), *out.rglob(".*.partial")]:
+        tmp.unlink(missing_ok=True)  # the lock is held: no live run owns them
+    write_json(mark, want)
 
 
 def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> BuildSummary:
