@@ -3,8 +3,9 @@ protocol: seed examples, "give me 10 examples", then "give me 10 different ones"
 conversation until N pairs.
 
 Every response is cached on disk, keyed by a hash of (base_url, model, messages), so a rerun
-asks nothing already answered. Transient failures (connection errors, timeouts, 429, 5xx)
-are retried with exponential backoff. Failure policy: pairs received before a failure are
+asks nothing already answered. Transient failures (connection errors, per-request timeouts,
+429, 408, 5xx, and 200 replies that are empty or not chat JSON) are retried with exponential
+backoff, waiting at least what a ``Retry-After`` header asks. Failure policy: pairs received before a failure are
 kept and returned with the failure in ``LLMResult.error``; :class:`LLMError`, naming the
 endpoint, is raised only when not a single pair arrived.
 """
@@ -71,6 +72,9 @@ class LLMError(ExternalServiceError):
     """No pair could be obtained from the endpoint; the message names it."""
 
 
+MAX_RETRY_AFTER = 300.0  # seconds; a server asking for longer is waited on this long
+
+
 @dataclass(frozen=True)
 class LLMConfig:
     """Where and how to ask; small delays and few attempts make tests fast."""
@@ -113,6 +117,52 @@ def resolve_config(
         api_key = "unused"
     url = base_url.rstrip("/") if base_url else None
     return LLMConfig(base_url=url, api_key=api_key, model=model, **options)
+
+
+LLM_FIELDS = {  # YAML key -> (type, low, high); strings have no bounds
+    "base_url": (str, None, None),
+    "model": (str, None, None),
+    "timeout": (float, 0.1, 3600.0),
+    "max_attempts": (int, 1, 50),
+    "backoff": (float, 0.0, 600.0),
+    "max_backoff": (float, 0.0, 3600.0),
+    "temperature": (float, 0.0, 2.0),
+}
+
+
+def load_llm_options(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """Endpoint settings from a YAML file (``base_url``, ``model``, ``timeout`` seconds per
+    request, ``max_attempts``, ``backoff``, ``max_backoff``, ``temperature``); a wrong key or
+    value is an :class:`LLMError` naming file, line and field. Keys stay out of files: the API
+    key comes from the flag or ``TEMPOGEN_LLM_API_KEY``."""
+    from tempogen.errors import InputFileError
+    from tempogen.io import load_yaml
+
+    try:
+        data, lines = load_yaml(path, "LLM settings")
+    except InputFileError as exc:
+        raise LLMError(str(exc)) from exc
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise LLMError(f"{path}:1: expected a mapping of settings, got {type(data).__name__}")
+    out: dict[str, Any] = {}
+    for key, value in data.items():
+        where = f"{path}:{lines.get(str(key), 1)}: {key}"
+        if key not in LLM_FIELDS:
+            raise LLMError(f"{where}: unknown setting; known: {', '.join(LLM_FIELDS)}")
+        kind, lo, hi = LLM_FIELDS[key]
+        if kind is str:
+            if not isinstance(value, str) or not value:
+                raise LLMError(f"{where}: expected text, got {value!r}")
+        else:
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not ok or (kind is int and not isinstance(value, int)):
+                raise LLMError(f"{where}: expected {kind.__name__}, got {value!r}")
+            if not lo <= value <= hi:
+                raise LLMError(f"{where}: must be within {lo:g}..{hi:g}, got {value!r}")
+        out[key] = kind(value)
+    return out
 
 
 # --------------------------------------------------------------------------- parsing
@@ -264,17 +314,47 @@ def cache_key(base_url: str | None, model: str, messages: Messages) -> str:
     return content_hash({"base_url": base_url or "", "model": model, "messages": messages})
 
 
+class MalformedReply(Exception):
+    """A 200 reply without a usable message (empty, no choices, not chat JSON): retried."""
+
+
 def _retryable(exc: BaseException) -> bool:
     import openai
 
-    if isinstance(exc, openai.APIConnectionError | openai.RateLimitError):
-        return True
-    return isinstance(exc, openai.APIStatusError) and exc.status_code >= 500
+    if isinstance(exc, MalformedReply | openai.APIConnectionError | openai.RateLimitError):
+        return True  # APITimeoutError is an APIConnectionError
+    if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
+        return True  # a garbled 200 body
+    return isinstance(exc, openai.APIStatusError) and (
+        exc.status_code >= 500 or exc.status_code in (408, 409)
+    )
+
+
+def retry_after(exc: BaseException) -> float | None:
+    """Seconds a 429/503 reply asks the client to wait (``Retry-After``: seconds or an
+    HTTP date), or None when it does not say."""
+    response = getattr(exc, "response", None)
+    raw = response.headers.get("retry-after") if response is not None else None
+    if not raw:
+        return None
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        pass
+    from email.utils import parsedate_to_datetime
+
+    try:
+        when = parsedate_to_datetime(raw)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - time.time())
 
 
 def _describe(exc: BaseException) -> str:
     import openai
 
+    if isinstance(exc, MalformedReply):
+        return str(exc)
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}: {exc.message}"
     if isinstance(exc, openai.APITimeoutError):
@@ -282,6 +362,8 @@ def _describe(exc: BaseException) -> str:
     if isinstance(exc, openai.APIConnectionError):
         cause = exc.__cause__ or exc
         return f"cannot connect ({cause})"
+    if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
+        return "malformed reply (not chat-completion JSON)"
     return f"{type(exc).__name__}: {exc}"
 
 
@@ -313,12 +395,13 @@ def _ask(
             if config.temperature is not None:
                 kwargs["temperature"] = config.temperature
             reply = client.chat.completions.create(**kwargs)
-            content = reply.choices[0].message.content if reply.choices else None
-            if not content:
-                raise LLMError(f"{config.endpoint}: empty reply")
+            choices = getattr(reply, "choices", None)
+            if not isinstance(choices, list) or not choices:
+                raise MalformedReply("malformed reply (no choices)")
+            content = getattr(getattr(choices[0], "message", None), "content", None)
+            if not isinstance(content, str) or not content.strip():
+                raise MalformedReply("empty reply")
             return content
-        except LLMError:
-            raise
         except Exception as exc:
             what = _describe(exc)
             if not _retryable(exc):
@@ -327,8 +410,11 @@ def _ask(
                 raise LLMError(
                     f"{config.endpoint}: {what}; gave up after {attempt} attempts"
                 ) from exc
-            result.log.append(f"attempt {attempt}: {what}; retrying in {delay:.2f}s")
-            sleep(delay)
+            asked = retry_after(exc)
+            wait = min(max(delay, asked), MAX_RETRY_AFTER) if asked is not None else delay
+            said = f" (Retry-After {asked:g}s)" if asked is not None else ""
+            result.log.append(f"attempt {attempt}: {what}; retrying in {wait:.2f}s{said}")
+            sleep(wait)
             delay = min(delay * 2, config.max_backoff)
     raise AssertionError("unreachable")  # pragma: no cover
 

@@ -189,22 +189,28 @@ def _captions_generate(args: argparse.Namespace) -> int:
     if args.source == "offline":
         pairs = offline_pairs(args.n, seed=args.seed)
     elif args.source == "llm":
-        from tempogen.retrieval.llm import generate_llm_pairs, resolve_config
+        from tempogen.errors import ExternalServiceError
+        from tempogen.retrieval.llm import generate_llm_pairs, load_llm_options, resolve_config
 
-        config = resolve_config(args.base_url, args.api_key, args.model)
+        options = load_llm_options(args.llm_config) if args.llm_config else {}
+        for key in ("timeout", "max_attempts"):
+            if getattr(args, key) is not None:
+                options[key] = getattr(args, key)
+        url, model = options.pop("base_url", None), options.pop("model", None)
+        config = resolve_config(args.base_url or url, args.api_key, args.model or model, **options)
         cache = Path(args.cache_dir) if args.cache_dir else Path(args.out).parent / ".llm-cache"
         result = generate_llm_pairs(args.n, config, cache_dir=cache)
         pairs = result.pairs
-        if result.error:
-            print(
-                f"warning: {config.endpoint}: {result.error}; kept {len(pairs)} pairs",
-                file=sys.stderr,
+        write_pairs(args.out, pairs)
+        print(f"wrote {len(pairs)} caption pairs to {args.out}")
+        if len(pairs) < args.n:  # partial: kept, cached, and an error so scripts notice
+            why = result.error or "; ".join(result.log[-1:])
+            raise ExternalServiceError(
+                f"got {len(pairs)} of {args.n} caption pairs from {config.endpoint} "
+                f"({result.requests} requests, {result.cache_hits} cached replies): {why}; "
+                f"the {len(pairs)} are in {args.out} and a rerun resumes from {cache}"
             )
-        elif len(pairs) < args.n:
-            print(
-                f"warning: got {len(pairs)} of {args.n} pairs: {'; '.join(result.log[-1:])}",
-                file=sys.stderr,
-            )
+        return 0
     else:
         pairs = load_pairs(args.source)[: args.n]
     write_pairs(args.out, pairs)
@@ -389,6 +395,13 @@ def build_parser() -> argparse.ArgumentParser:
     cg.add_argument("--api-key", default=None, help="API key (or TEMPOGEN_LLM_API_KEY)")
     cg.add_argument("--model", default=None, help="model name (or TEMPOGEN_LLM_MODEL)")
     cg.add_argument("--cache-dir", default=None, help="LLM response cache (default: beside --out)")
+    cg.add_argument("--llm-config", default=None, help="YAML: base_url, model, timeout, ...")
+    cg.add_argument(
+        "--timeout", type=float, default=None, help="seconds per LLM request (default 60)"
+    )
+    cg.add_argument(
+        "--max-attempts", type=int, default=None, help="tries per LLM request (default 5)"
+    )
     cg.set_defaults(func=_captions_generate)
     ca = csub.add_parser("audit", help="check pairs: same words, temporal order, duplicates")
     ca.add_argument("file", help="pairs as CSV (pos,neg[,major,minor]) or JSONL")

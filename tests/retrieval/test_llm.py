@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import socket
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -55,9 +56,13 @@ class FakeOpenAI(ThreadingHTTPServer):
 
     daemon_threads = True
 
-    def __init__(self, fail: set[int], max_rounds: int | None = None) -> None:
+    def __init__(
+        self, fail: set[int], max_rounds: int | None = None, script: dict[int, str] | None = None
+    ) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.fail = fail  # 1-based request numbers answered with HTTP 500
+        # request number -> misbehaviour: empty, nochoices, garbled, 429:<retry-after>, hang:<s>
+        self.script = script or {}
         self.max_rounds = max_rounds  # after this round, every request fails
         self.requests: list[dict[str, Any]] = []
         self.lock = threading.Lock()
@@ -89,6 +94,31 @@ class Handler(BaseHTTPRequestHandler):
         if self.path != "/v1/chat/completions":
             self._send(404, {"error": {"message": f"no route {self.path}"}})
             return
+        act = self.server.script.get(number, "")
+        if act.startswith("hang:"):
+            time.sleep(float(act[5:]))  # longer than the client waits
+        elif act.startswith("429:"):
+            data = b'{"error": {"message": "slow down", "type": "rate_limit"}}'
+            self.send_response(429)
+            self.send_header("Retry-After", act[4:])
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        elif act == "garbled":
+            data = b'{"id": "x", "choices": [{"mess'
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        elif act in ("empty", "nochoices"):
+            choice = {"index": 0, "message": {"role": "assistant", "content": ""}}
+            self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
+                             "model": body["model"], "choices": [] if act == "nochoices" else [choice]})  # fmt: skip
+            return
         messages = body["messages"]
         rnd = sum(m["role"] == "user" for m in messages)
         cap = self.server.max_rounds
@@ -114,8 +144,10 @@ class Handler(BaseHTTPRequestHandler):
         )
 
 
-def serve(fail: set[int], max_rounds: int | None = None) -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(fail, max_rounds)
+def serve(
+    fail: set[int], max_rounds: int | None = None, script: dict[int, str] | None = None
+) -> Iterator[FakeOpenAI]:
+    server = FakeOpenAI(fail, max_rounds, script)
     thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
     thread.daemon = True
     thread.start()
@@ -268,3 +300,68 @@ def test_parse_pairs_skips_chatter_and_repeats():
         "I hope these help with your benchmark!"
     )
     assert parse_pairs(text) == [("a boy runs then jumps", "a boy jumps then runs")]
+
+
+# misbehaving servers (issue 13 item 3) -------------------------------------------------------
+
+
+@pytest.fixture
+def misbehaving() -> Iterator[FakeOpenAI]:
+    yield from serve(
+        fail=set(), script={1: "empty", 2: "garbled", 3: "nochoices", 4: "429:1.5", 5: "hang:3"}
+    )
+
+
+def test_malformed_replies_rate_limits_and_hangs_are_retried(misbehaving, tmp_path):
+    delays: list[float] = []
+    cfg = LLMConfig(misbehaving.url, "k", "fake-gpt", timeout=0.5, max_attempts=6, backoff=0.01)
+    start = time.monotonic()
+    res = generate_llm_pairs(10, cfg, tmp_path / "cache", sleep=delays.append)
+    assert time.monotonic() - start < 8  # the hang cost one 0.5 s timeout, not minutes
+    assert len(res.pairs) == 10 and res.error is None and res.requests == 6
+    log = "\n".join(res.log)
+    for what in ("empty reply", "malformed reply", "no choices", "HTTP 429", "timed out"):
+        assert what in log, (what, log)
+    assert delays[3] == 1.5 and "Retry-After 1.5s" in res.log[3]  # honoured, not 0.08 s
+    assert len(list((tmp_path / "cache").glob("*.json"))) == 1  # the good reply is cached
+
+
+def _cli(*args: str) -> Any:
+    import subprocess
+    import sys
+
+    return subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", "captions", "generate", "--source", "llm", *args],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+
+
+def test_a_partial_result_is_kept_and_exits_non_zero_with_counts(dies_after_round_one, tmp_path):
+    out = tmp_path / "pairs.jsonl"
+    proc = _cli("-n", "30", "--base-url", dies_after_round_one.url, "--model", "fake-gpt",
+                "--max-attempts", "2", "--timeout", "5", "--out", str(out))  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "got 10 of 30 caption pairs" in proc.stderr and "a rerun resumes" in proc.stderr
+    assert len(out.read_text().splitlines()) == 10
+    assert len(list((tmp_path / ".llm-cache").glob("*.json"))) == 1
+
+
+def test_llm_settings_from_yaml_name_file_line_and_field(flaky, tmp_path):
+    from tempogen.retrieval.llm import load_llm_options
+
+    good = tmp_path / "llm.yaml"
+    good.write_text(f"base_url: {flaky.url}\nmodel: fake-gpt\ntimeout: 2.5\nmax_attempts: 3\n")
+    assert load_llm_options(good) == {
+        "base_url": flaky.url, "model": "fake-gpt", "timeout": 2.5, "max_attempts": 3,
+    }  # fmt: skip
+    out = tmp_path / "p.jsonl"
+    proc = _cli("-n", "5", "--llm-config", str(good), "--out", str(out))
+    assert proc.returncode == 0, proc.stderr
+    assert len(out.read_text().splitlines()) == 5
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("model: m\ntimeout: soon\n")
+    with pytest.raises(LLMError, match=rf"{bad}:2: timeout: expected float"):
+        load_llm_options(bad)
+    bad.write_text("model: m\nretries: 3\n")
+    with pytest.raises(LLMError, match=rf"{bad}:2: retries: unknown setting"):
+        load_llm_options(bad)
