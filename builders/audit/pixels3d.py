@@ -189,6 +189,14 @@ def human_pixel_states(frames: Sequence[np.ndarray], labels: Labels, idx: np.nda
     hands = labels.meta["look"]["hands"]
     subject = labels.subject
     g = _gloves(frames, hands)
+    asked = [labels.track(n) for n in labels.query.objects]
+    if len(asked) > 1 and all(t.shape == "hand" for t in asked):  # which hand moved first
+        states = {}
+        for t in asked:
+            side = next(s for s in ("left", "right") if tuple(hands[s][1]) == tuple(t.color))
+            c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in g[side]], t.name)
+            states[t.name] = {"x": c[:, 0], "y": c[:, 1]}
+        return with_measured(labels, idx, states)
     if subject.shape == "hand":
         side = next(s for s in ("left", "right") if tuple(hands[s][1]) == tuple(subject.color))
         c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in g[side]], "the hand")

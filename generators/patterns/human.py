@@ -559,3 +559,62 @@ class AirDrawing(HumanMotion):
         _hand_track(rig, side, targets)
         scene.ask(["hand"])
         rig.finish()
+
+
+# visual cues ----------------------------------------------------------------------------
+
+
+@register_motion
+class FirstHand(HumanMotion):
+    """Both hands rest low; one rises above its shoulder first, both at once, or neither
+    moves. Which glove is obj1 is drawn per seed, so the answer is not a side."""
+
+    name = "first_hand"
+    task = "visual_cues"
+    fact = "order"
+    answers = ((("obj1",), ("obj2",)), (("obj2",), ("obj1",)), (("obj1", "obj2"),), ())
+    question = "Which hand starts moving first?"
+    objects = ("obj1", "obj2")
+
+    def animate(self, scene: Scene, answer: tuple) -> None:
+        from tempogen.generators.patterns.visual_cues import end_samples, start_samples
+
+        rig = Rig.start(scene, self.name)
+        sides = list(SIDES) if scene.rng.random() < 0.5 else list(SIDES)[::-1]
+        names = list(self.objects)
+        starts = start_samples(scene, names, answer)
+        ends = end_samples(scene, starts)
+        ends_of: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
+        for name, side in zip(names, sides):
+            sign = SIDE_SIGN[side]
+            low = rig.rest_point(f"{side}_hip") + [sign * 0.1, 0.15, 0.25]
+            high = rig.rest_point(f"{side}_shoulder") + [
+                sign * scene.rng.uniform(0.05, 0.12), scene.rng.uniform(0.2, 0.3), 0.2
+            ]  # fmt: skip
+            u = np.zeros(scene.n)
+            if name in starts:  # off at once (eased out), so both hands' starts read alike
+                a, b = scene.sample_frame(starts[name]), scene.sample_frame(ends[name])
+                u = 1.0 - (1.0 - np.clip((scene.frames - a) / (b - a), 0.0, 1.0)) ** 2
+            ends_of[name] = (low, high, u)
+
+        def both(scale: float) -> np.ndarray:
+            return np.stack([lo + (hi - lo) * scale * u[:, None] for lo, hi, u in ends_of.values()])
+
+        scale = next(
+            (s for s in SHRINK if all(rig.reachable(sd, p) for sd, p in zip(sides, both(s)))), None
+        )
+        if scale is None:
+            raise GenerationError(f"motion {self.name!r}: the raised hands are out of reach")
+        paths = dict(zip(names, both(scale)))
+        box = np.concatenate(list(paths.values()))
+        rig.third_person(rig.frame_points([box], upper=True))
+        for name, side in zip(names, sides):  # pose both arms before reading either hand
+            targets = paths[name]
+            rig.arm_to(side, targets, palm_toward=rig.camera.pose[:3, 3] - targets)
+        for name, side in zip(names, sides):
+            rig.track(
+                name, rig.hand(side), rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS
+            )
+        scene.meta["actor"] = "the person"
+        scene.ask(names, kind="move")
+        rig.finish()

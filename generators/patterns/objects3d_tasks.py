@@ -28,7 +28,7 @@ from tempogen.generators.patterns.objects3d import (
 )
 from tempogen.generators.patterns.shape import screen_path
 from tempogen.generators.patterns.velocity import GAPS, PROFILES, bounce_heights
-from tempogen.generators.patterns.visual_cues import _offsets, _onsets
+from tempogen.generators.patterns.visual_cues import end_samples, start_samples
 
 UNLIT: tuple[int, int, int] = (118, 118, 118)  # an unlit bulb: grey, no hue for a mask
 POST: tuple[int, int, int] = (70, 70, 70)
@@ -161,8 +161,8 @@ class LampOrder3D(Motion):
 
     def animate(self, scene: Scene, answer: tuple) -> None:
         names = list(self.objects)
-        onsets = _onsets(scene, names, answer)
-        offsets = _offsets(scene, onsets)
+        onsets = start_samples(scene, names, answer)
+        offsets = end_samples(scene, onsets)
         lit = {n: np.zeros(scene.n, bool) for n in names}
         for n in onsets:
             lit[n][scene.sample_frame(onsets[n]) : scene.sample_frame(offsets[n])] = True

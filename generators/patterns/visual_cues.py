@@ -8,7 +8,7 @@ from tempogen.generators.motion import Motion, Scene, register_motion
 from tempogen.generators.paths import UNIT
 
 
-def _onsets(scene: Scene, names: list[str], answer: tuple) -> dict[str, int]:
+def start_samples(scene: Scene, names: list[str], answer: tuple) -> dict[str, int]:
     """Sample index at which each object starts; the first is at least 2 samples ahead."""
     if not answer:
         return {}
@@ -23,7 +23,7 @@ def _onsets(scene: Scene, names: list[str], answer: tuple) -> dict[str, int]:
     return out
 
 
-def _offsets(scene: Scene, onsets: dict[str, int]) -> dict[str, int]:
+def end_samples(scene: Scene, onsets: dict[str, int]) -> dict[str, int]:
     """Sample index where each action ends: before the end, with ends 2+ samples apart, so
     that a reversed clip still has a clear order."""
     names = sorted(onsets, key=lambda n: onsets[n])
@@ -53,8 +53,8 @@ class FirstMover(Motion):
 
     def animate(self, scene: Scene, answer: tuple) -> None:
         names = list(self.objects)
-        onsets = _onsets(scene, names, answer)
-        offsets = _offsets(scene, onsets)
+        onsets = start_samples(scene, names, answer)
+        offsets = end_samples(scene, onsets)
         for name, (x0, y0) in zip(names, _row(scene, 2, scene.unit * 1.5)):
             look = scene.look(size=scene.unit * 1.4)
             x, y = np.full(scene.n, x0), np.full(scene.n, y0)
@@ -87,8 +87,8 @@ class FirstLight(Motion):
 
     def animate(self, scene: Scene, answer: tuple) -> None:
         names = list(self.objects)
-        onsets = _onsets(scene, names, answer)
-        offsets = _offsets(scene, onsets)
+        onsets = start_samples(scene, names, answer)
+        offsets = end_samples(scene, onsets)
         shape = str(scene.rng.choice(["circle", "square", "star"]))
         for name, (x, y) in zip(names, _row(scene, 3, scene.unit * 1.5)):
             look = scene.look((shape,), size=scene.unit * 1.4)
