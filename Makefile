@@ -37,8 +37,9 @@ style: setup
 	$(VENV)/bin/ruff check --fix .
 	$(VENV)/bin/ruff format .
 
+# every bench under bench/, its headline figures in bench/results.jsonl (QUICK=1: small sizes)
 bench: setup
-	$(PY) bench/bench_generate.py
+	$(PY) bench/run_all.py $(if $(QUICK),--quick,)
 
 clean:
 	rm -rf $(OUT) build *.egg-info

@@ -626,5 +626,28 @@ def main() -> None:
     print(f"wrote {args.out}")
 
 
+def headline_figures(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Headline rows: our edit chain's output rate against ffmpeg's filtergraph and against
+    the naive decode-all, numpy, encode loop, in the same run."""
+    from _results import figure
+
+    a = result["part_a"]
+    rate = {k: v["frames"] / v["wall_s_best"] for k, v in a.items()}
+    return [
+        figure(
+            "edit",
+            "reverse + mirror + speed + zoom, 10 s 640x360",
+            rate["ours"],
+            peer,
+            rate[key],
+            "output frames/s (wall)",
+        )  # fmt: skip
+        for key, peer in (
+            ("ffmpeg", "ffmpeg CLI filtergraph"),
+            ("naive", "decode all, numpy, encode"),
+        )
+    ]
+
+
 if __name__ == "__main__":
     main()

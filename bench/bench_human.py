@@ -8,8 +8,9 @@ a. **smplx forward**: ``BodyModel.pose`` for a 150-frame pose sequence (the batc
 b. **naive pyrender loop**: what a first attempt looks like: a ``pyrender.OffscreenRenderer``,
    and for every frame a new ``trimesh.Trimesh`` + ``pyrender.Mesh`` of the posed body added
    to the scene, rendered (colour and depth read back) and removed. Beside it the same loop
-   with one static mesh (no per-frame mesh), the ceiling of that approach.
-c. **ours end to end**: ``make_scene`` (pose with IK, label, certify) + ``BodyWorld.frames``
+   with one static mesh (no per-frame mesh), the ceiling of that approach. The same for a
+   3D-object scene (``cube_spin``'s bodies moved into each frame's pose as new meshes).
+c. **ours end to end** (humans and 3D objects): ``make_scene`` (pose with IK, label, certify) + ``BodyWorld.frames``
    (one persistent ``Renderer``, the body's vertex buffer rewritten in place) +
    ``tempogen.video.VideoWriter`` (libx264, the build's preset) into an mp4, per motion, and
    the split of that time: posing/labels, rendering alone (frames into memory), encode alone.
@@ -45,6 +46,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "bench" / "out" / "human.json"
 MOTIONS = ("jumps", "twirl", "body_turn")  # full body, close-up hand, elevated spin
+OBJECT_MOTIONS = ("cube_spin", "ball_bounce3d")  # a turning box; a ball over a floor
 TARGET_FPS = 30.0
 
 
@@ -63,7 +65,7 @@ def machine_info() -> dict[str, Any]:
 
 
 def _clip(motion: str, frames: int, width: int, height: int, seed: int = 1) -> Any:
-    import tempogen.generators.patterns.human  # noqa: F401  (registers the human motions)
+    import tempogen.generators.patterns  # noqa: F401  (registers every motion)
     from tempogen.generators.motion import MOTIONS as REGISTRY
     from tempogen.generators.motion import Style, make_scene
 
@@ -132,6 +134,11 @@ def bench_naive(frames: int, width: int, height: int, repeat: int) -> dict[str, 
         scene.remove_node(node)
         return dt_
 
+    return _time_loops(frames, repeat, r, per_frame_mesh, static_mesh)
+
+
+def _time_loops(frames: int, repeat: int, r: Any, per_frame_mesh: Any, static_mesh: Any) -> dict:
+    """Best and median of the naive loops, each after a warm-up; frees the renderer."""
     out = {}
     for name, fn in (("new_mesh_per_frame", per_frame_mesh), ("static_mesh", static_mesh)):
         fn()  # warm-up (shader compile, first uploads)
@@ -139,6 +146,58 @@ def bench_naive(frames: int, width: int, height: int, repeat: int) -> dict[str, 
         out[name] = {"best_s": best, "median_s": med, "fps": frames / best}
     r.delete()
     return out
+
+
+def bench_naive_objects(frames: int, width: int, height: int, repeat: int) -> dict[str, Any]:
+    """The 3D-object peer: every frame, each body's mesh moved to its pose as a new
+    ``pyrender.Mesh`` (what a first attempt does), rendered by pyrender and read back; beside
+    it the same scene with meshes built once and only their nodes' poses set."""
+    from tempogen.generators.render3d import ensure_gl
+
+    ensure_gl()
+    import pyrender
+
+    world = _clip(OBJECT_MOTIONS[0], frames, width, height).world
+    cam = world.camera
+    scene = pyrender.Scene(bg_color=[0.5, 0.5, 0.5, 1.0], ambient_light=[0.3] * 3)
+    scene.add(pyrender.PerspectiveCamera(yfov=cam.yfov, aspectRatio=cam.aspect), pose=cam.pose)
+    scene.add(pyrender.DirectionalLight(intensity=3.0), pose=cam.pose)
+    r = pyrender.OffscreenRenderer(width, height)
+
+    def painted(body: Any) -> Any:
+        mesh = body.mesh.copy()
+        if body.color is not None:
+            mesh.visual.face_colors = [*body.color, 255]
+        return mesh
+
+    def pose(body: Any, i: int) -> np.ndarray:
+        return body.poses if body.poses.ndim == 2 else body.poses[i]
+
+    def per_frame_mesh() -> float:
+        t0 = time.perf_counter()
+        for i in range(frames):
+            nodes = []
+            for b in world.bodies:
+                mesh = painted(b).apply_transform(pose(b, i))
+                nodes.append(scene.add(pyrender.Mesh.from_trimesh(mesh)))
+            r.render(scene)
+            for node in nodes:
+                scene.remove_node(node)
+        return time.perf_counter() - t0
+
+    def static_mesh() -> float:
+        nodes = [scene.add(pyrender.Mesh.from_trimesh(painted(b))) for b in world.bodies]
+        t0 = time.perf_counter()
+        for i in range(frames):
+            for b, node in zip(world.bodies, nodes):
+                scene.set_pose(node, pose(b, i))
+            r.render(scene)
+        dt_ = time.perf_counter() - t0
+        for node in nodes:
+            scene.remove_node(node)
+        return dt_
+
+    return _time_loops(frames, repeat, r, per_frame_mesh, static_mesh)
 
 
 def _end_to_end(motion: str, frames: int, width: int, height: int, path: Path) -> dict[str, float]:
@@ -178,7 +237,7 @@ def bench_ours(frames: int, width: int, height: int, repeat: int, tmp: Path) -> 
     from tempogen.generators.render3d import default_samples
 
     out: dict[str, Any] = {}
-    for motion in MOTIONS:
+    for motion in (*MOTIONS, *OBJECT_MOTIONS):
         _end_to_end(motion, frames, width, height, tmp / "warm.mp4")  # warm-up
         runs = [
             _end_to_end(motion, frames, width, height, tmp / f"{motion}.mp4") for _ in range(repeat)
@@ -256,6 +315,14 @@ def table(result: dict[str, Any]) -> str:
         f"{'b. naive pyrender: new mesh every frame':52s} {n['new_mesh_per_frame']['fps']:9.1f}"
     )
     rows.append(f"{'   naive pyrender: one static mesh':52s} {n['static_mesh']['fps']:9.1f}")
+    o = result["naive_objects"]
+    rows.append(
+        f"{'b. naive pyrender, objects: new meshes every frame':52s} "
+        f"{o['new_mesh_per_frame']['fps']:9.1f}"
+    )
+    rows.append(
+        f"{'   naive pyrender, objects: node poses only':52s} {o['static_mesh']['fps']:9.1f}"
+    )
     for motion, o in result["ours"].items():
         rows.append(
             f"{'c. ours end to end: ' + motion + ' (pose+render+encode)':52s} {o['fps']:9.1f}"
@@ -295,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
                               "size": [args.width, args.height], "frames": args.frames}  # fmt: skip
     result["forward"] = bench_forward(args.frames, max(args.repeat, 5))
     result["naive"] = bench_naive(args.frames, args.width, args.height, args.repeat)
+    result["naive_objects"] = bench_naive_objects(args.frames, args.width, args.height, args.repeat)
     with tempfile.TemporaryDirectory(prefix="bench_human_") as tmp:
         result["ours"] = bench_ours(args.frames, args.width, args.height, args.repeat, Path(tmp))
         if args.jobs > 0:
@@ -308,6 +376,25 @@ def main(argv: list[str] | None = None) -> int:
     write_json(args.out, result)
     print(f"wrote {args.out}")
     return 0
+
+
+def headline_figures(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Headline rows for bench/results.jsonl: our slowest motion end to end against the naive
+    pyrender loop, for humans and for a 3D-object scene (issue 12: at least 4x)."""
+    from _results import figure
+
+    out = []
+    for label, motions, naive in (
+        ("human", MOTIONS, result["naive"]),
+        ("3D-object", OBJECT_MOTIONS, result["naive_objects"]),
+    ):
+        worst = min(result["ours"][m]["fps"] for m in motions)
+        out.append(figure(
+            "human", f"{label} clip end to end (pose + render + encode), slowest motion",
+            worst, "naive pyrender loop, new mesh per frame (render only)",
+            naive["new_mesh_per_frame"]["fps"], "frames/s",
+        ))  # fmt: skip
+    return out
 
 
 if __name__ == "__main__":

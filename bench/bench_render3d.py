@@ -38,6 +38,7 @@ import statistics
 import sys
 import time
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -222,6 +223,25 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"\nwrote {args.out}")
     return 0
+
+
+def headline_figures(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Headline rows: our in-place renderer (no MSAA, the default) against a new pyrender
+    mesh per frame, per benchmarked mesh."""
+    from _results import figure
+
+    best = {(r["mesh"], r["contestant"]): r["fps_best"] for r in result["results"]}
+    return [
+        figure(
+            "render3d",
+            f"render only, {mesh}",
+            best[(mesh, "ours: in place, no MSAA")],
+            "naive: new pyrender.Mesh per frame",
+            best[(mesh, "naive: new pyrender.Mesh per frame")],
+            "frames/s",
+        )  # fmt: skip
+        for mesh in sorted({m for m, _ in best})
+    ]
 
 
 if __name__ == "__main__":

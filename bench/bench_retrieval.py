@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import faiss
 import numpy as np
@@ -498,6 +499,27 @@ def main() -> int:
     print(json.dumps(res, indent=1))
     shutil.rmtree(tmp, ignore_errors=True)
     return 0
+
+
+def headline_figures(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """Headline rows: each of our encoder backends' caption rate against plain
+    sentence-transformers ``encode`` (fp32, torch) on the same captions, in the same run."""
+    from _results import figure
+
+    speeds = result["speeds"]
+    plain = speeds["plain_fp32"]["captions_per_s"]
+    return [
+        figure(
+            "retrieval",
+            f"caption embedding, backend {name}",
+            v["captions_per_s"],
+            "plain sentence-transformers encode (fp32)",
+            plain,
+            "captions/s",
+        )  # fmt: skip
+        for name, v in speeds.items()
+        if isinstance(v, dict) and "captions_per_s" in v and name != "plain_fp32"
+    ]
 
 
 if __name__ == "__main__":

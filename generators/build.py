@@ -292,6 +292,16 @@ def render_or_reuse(spec: Spec, out_dir: Path) -> tuple[dict[str, Any], bool]:
     return _render_new(spec, out_dir, video_path, video_rel, sheet_path, record_path), False
 
 
+def scene_frames(scene: Scene, background: str, rng: np.random.Generator) -> Iterator[np.ndarray]:
+    """A scene's frames as a clip shows them: its 3D world's, else the 2D compositor's over a
+    ``background`` drawn from ``rng`` (frames may share one buffer: copy what you keep)."""
+    if scene.world is not None:
+        return iter(scene.world.frames(background, rng))
+    labels = scene.labels()
+    comp = Compositor(labels, make_background(background, labels.width, labels.height, rng))
+    return (comp.frame(i) for i in range(labels.num_frames))
+
+
 def _render_new(
     spec: Spec, out_dir: Path, video_path: Path, video_rel: str, sheet_path: Path, record_path: Path
 ) -> dict[str, Any]:
@@ -300,11 +310,7 @@ def _render_new(
     scene, bg_rng, opt_rng = spec_scene(spec)
     labels = scene.labels()
     motion = get_motion(spec.motion)
-    if scene.world is not None:
-        frames = scene.world.frames(spec.background, bg_rng)
-    else:
-        comp = Compositor(labels, make_background(spec.background, spec.width, spec.height, bg_rng))
-        frames = (comp.frame(i) for i in range(labels.num_frames))
+    frames = scene_frames(scene, spec.background, bg_rng)
     wanted = {int(i): k for k, i in enumerate(observe.uniform_indices(labels.num_frames, SAMPLES))}
     sampled: list[np.ndarray] = [None] * SAMPLES  # type: ignore[list-item]
     # The clip's record is its commit: the video takes its final name only after the record

@@ -209,7 +209,9 @@ def human_pixel_states(frames: Sequence[np.ndarray], labels: Labels, idx: np.nda
         steps = (steps + 180.0) % 360.0 - 180.0
         angle = np.concatenate([[0.0], np.cumsum(steps)])
         return with_measured(labels, idx, {subject.name: {"angle": angle}})
-    mid = np.nanmean(np.stack([g["left"], g["right"]]), axis=0)
+    both = np.stack([g["left"], g["right"]])
+    seen = (~np.isnan(both[..., 0])).sum(axis=0)[:, None]
+    mid = np.where(seen > 0, np.nansum(both, axis=0) / np.maximum(seen, 1), np.nan)
     c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in mid], "the gloves")
     x = subject.x[idx[0]] + c[:, 0] - c[0, 0]
     y = subject.y[idx[0]] + c[:, 1] - c[0, 1]

@@ -53,12 +53,15 @@ def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
         frames = list(read_video(manifest_dir / row["video"], idx))
     except VideoError as exc:
         return Verdict(row["id"], row["answer_key"], None, str(exc))
-    measured = motion.pixel_states(frames, labels, idx)
-    if measured is None and motion.renderer != "2d":
-        measured = pixel_states_3d(frames, labels, idx)
-    if measured is None:
-        spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
-        measured = pixel_labels(frames, labels, idx, rotation=spin)
+    try:
+        measured = motion.pixel_states(frames, labels, idx)
+        if measured is None and motion.renderer != "2d":
+            measured = pixel_states_3d(frames, labels, idx)
+        if measured is None:
+            spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
+            measured = pixel_labels(frames, labels, idx, rotation=spin)
+    except ValueError as exc:  # what the answer is read from is not in the pixels
+        return Verdict(row["id"], row["answer_key"], None, str(exc))
     value = answer_of(measured, idx)
     seen = None if value is None else answer_key(fact, value)
     detail = "" if value is not None else "pixels do not determine an answer"

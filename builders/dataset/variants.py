@@ -353,10 +353,33 @@ def build_variant(args: tuple[dict[str, Any], list[Variant], Path]) -> dict[str,
     row, order, out_dir = args
     for v in order:
         try:
-            return edit_row(row, out_dir, v, out_dir)
+            new = edit_row(row, out_dir, v, out_dir)
         except (EditError, VariantRejected):
             continue
+        if is_3d(row) and not readable(new, out_dir):
+            discard(new, out_dir)  # e.g. a zoom onto the feet leaves the gloves out of view
+            continue
+        return new
     return None
+
+
+def readable(row: dict[str, Any], out_dir: Path) -> bool:
+    """Whether the pixel audit reads a variant's answer back from its video, as
+    ``audit verify`` will: a 3D scene's variant ships only if it does."""
+    from tempogen.builders.audit.verify import verify_row
+
+    verdict = verify_row(row, out_dir)
+    return verdict is None or verdict.ok
+
+
+def discard(row: dict[str, Any], out_dir: Path) -> None:
+    """Remove an edited clip's record first (its commit), then its video and sheet."""
+    for path in (
+        out_dir / "clips" / f"{row['id']}.json",
+        out_dir / row["video"],
+        out_dir / "sheets" / f"{row['id']}.png",
+    ):
+        path.unlink(missing_ok=True)
 
 
 def build_variants(

@@ -1,0 +1,36 @@
+"""The one format every bench reports its headline figures in (bench/results.jsonl).
+
+A figure compares ours with a peer measured in the same run: ``ratio`` is ours over the peer
+with higher better for us, so a lower-is-better measurement (seconds) is given as a rate."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+KEYS = ("bench", "figure", "ours", "peer", "peer_value", "unit", "ratio")
+
+
+def figure(bench: str, name: str, ours: float, peer: str, peer_value: float, unit: str) -> dict:
+    """One results.jsonl row; both values must be finite and positive (a rate or a share)."""
+    for what, v in (("ours", ours), ("peer_value", peer_value)):
+        if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
+            raise ValueError(f"{bench}: {name}: {what} must be a finite positive number, got {v!r}")
+    return {
+        "bench": bench,
+        "figure": name,
+        "ours": round(float(ours), 4),
+        "peer": peer,
+        "peer_value": round(float(peer_value), 4),
+        "unit": unit,
+        "ratio": round(float(ours) / float(peer_value), 4),
+    }
+
+
+def check(rows: list[dict[str, Any]]) -> None:
+    """Every row has exactly the keys and a ratio that is ours over the peer's value."""
+    for row in rows:
+        if tuple(row) != KEYS:
+            raise ValueError(f"results row has keys {list(row)}, expected {list(KEYS)}")
+        if not math.isclose(row["ratio"], row["ours"] / row["peer_value"], rel_tol=1e-3):
+            raise ValueError(f"{row['bench']}: {row['figure']}: ratio is not ours / peer")

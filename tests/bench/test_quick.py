@@ -1,0 +1,34 @@
+"""Benches cannot rot: every bench under bench/ runs at a small size and reports its figures."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYS = ["bench", "figure", "ours", "peer", "peer_value", "unit", "ratio"]
+
+
+@pytest.mark.slow
+def test_make_bench_quick_runs_every_bench(tmp_path) -> None:
+    out = tmp_path / "results.jsonl"
+    proc = subprocess.run(
+        [sys.executable, "bench/run_all.py", "--quick", "--out", str(out)],
+        cwd=ROOT, capture_output=True, text=True, timeout=900,
+    )  # fmt: skip
+    assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    benches = {p.stem.removeprefix("bench_") for p in (ROOT / "bench").glob("bench_*.py")}
+    assert {r["bench"] for r in rows} == benches  # every bench, none forgotten
+    for r in rows:
+        assert list(r) == KEYS, r
+        assert all(math.isfinite(r[k]) and r[k] > 0 for k in ("ours", "peer_value", "ratio")), r
+        assert math.isclose(r["ratio"], r["ours"] / r["peer_value"], rel_tol=1e-3), r
+    figures = {r["figure"] for r in rows if r["bench"] == "human"}
+    assert any(f.startswith("human clip") for f in figures)
+    assert any(f.startswith("3D-object clip") for f in figures)
