@@ -16,15 +16,21 @@ def figure(bench: str, name: str, ours: float, peer: str, peer_value: float, uni
     for what, v in (("ours", ours), ("peer_value", peer_value)):
         if not (isinstance(v, int | float) and math.isfinite(v) and v > 0):
             raise ValueError(f"{bench}: {name}: {what} must be a finite positive number, got {v!r}")
+    ours, peer_value = _sig(ours), _sig(peer_value)
     return {
         "bench": bench,
         "figure": name,
-        "ours": round(float(ours), 4),
+        "ours": ours,
         "peer": peer,
-        "peer_value": round(float(peer_value), 4),
+        "peer_value": peer_value,
         "unit": unit,
-        "ratio": round(float(ours) / float(peer_value), 4),
+        "ratio": _sig(ours / peer_value),
     }
+
+
+def _sig(v: float) -> float:
+    """Six significant digits: readable, and a small share (0.0055) keeps its precision."""
+    return float(f"{float(v):.6g}")
 
 
 def check(rows: list[dict[str, Any]]) -> None:

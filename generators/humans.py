@@ -30,6 +30,7 @@ from tempogen.generators.kinematics import (
     LIMBS,
     PoseError,
     axis_angle,
+    blend,
     flexion,
     forward_kinematics,
     limb_reach,
@@ -65,8 +66,10 @@ BODY_COLORS: dict[str, RGB] = {
     "sage": (140, 156, 140),
 }
 MIN_HAND_HUE_GAP = 60.0  # degrees of hue between the two gloves
+MIN_SCENE_HUE_GAP = 40.0  # degrees between a glove and any other bright colour in the scene
 HAND_RADIUS = 0.07  # metres: a hand's extent around its centre, for track sizes
 FIRST_PERSON_P = 0.3  # share of hand motions filmed from the person's own eyes
+COMPANION_P = 0.8  # share of whole-body motions with a second person in the scene
 # joints a from-the-hips-up shot keeps in view (the arms come in through the hands)
 UPPER_BODY = [
     i
@@ -103,15 +106,31 @@ class HumanLook:
         }
 
 
-def draw_look(rng: np.random.Generator, num_betas: int) -> HumanLook:
-    """A random look: muted clothes, two bright gloves far apart in hue, betas in +-2 sd
-    on the first two shape components (height, girth) and +-1 on the rest."""
-    body = BODY_COLORS[str(rng.choice(list(BODY_COLORS)))]
-    names = [str(n) for n in rng.permutation(list(HAND_COLORS))]
-    left = names[0]
-    right = next(
-        n for n in names[1:] if hue_gap(HAND_COLORS[left], HAND_COLORS[n]) >= MIN_HAND_HUE_GAP
-    )
+def draw_look(
+    rng: np.random.Generator,
+    num_betas: int,
+    avoid: Sequence[RGB] = (),
+    bodies: Sequence[str] = tuple(BODY_COLORS),
+) -> HumanLook:
+    """A random look: muted clothes (one of ``bodies``), two bright gloves far apart in hue
+    (and :data:`MIN_SCENE_HUE_GAP` from every colour in ``avoid``: other people's gloves, a
+    held prop), betas in +-2 sd on the first two shape components (height, girth) and +-1 on
+    the rest."""
+    body = BODY_COLORS[str(rng.choice(list(bodies)))]
+    names = [
+        str(n)
+        for n in rng.permutation(list(HAND_COLORS))
+        if all(hue_gap(HAND_COLORS[str(n)], a) >= MIN_SCENE_HUE_GAP for a in avoid)
+    ]
+    pairs = [
+        (a, b)
+        for i, a in enumerate(names)
+        for b in names[i + 1 :]
+        if hue_gap(HAND_COLORS[a], HAND_COLORS[b]) >= MIN_HAND_HUE_GAP
+    ]
+    if not pairs:
+        raise GenerationError("draw_look: no two glove colours clear of the scene's colours")
+    left, right = pairs[0]
     betas = np.zeros(num_betas)
     k = min(2, num_betas)
     betas[:k] = np.clip(rng.normal(0.0, 0.8, k), -2.0, 2.0)
@@ -119,6 +138,37 @@ def draw_look(rng: np.random.Generator, num_betas: int) -> HumanLook:
     return HumanLook(
         body, {"left": (left, HAND_COLORS[left]), "right": (right, HAND_COLORS[right])}, betas
     )
+
+
+MIN_HEIGHT_BETA_GAP = 0.8  # first shape component (height, ~8.6 cm per unit) between two people
+
+
+def draw_looks(
+    rng: np.random.Generator, num_betas: int, k: int, given: Sequence[HumanLook] = ()
+) -> list[HumanLook]:
+    """Looks for ``k`` more people in a scene that has ``given`` ones: different clothes, every
+    glove far in hue from every other (so each hand is found by its colour alone), and
+    heights (first beta) at least :data:`MIN_HEIGHT_BETA_GAP` apart."""
+    looks: list[HumanLook] = list(given)
+    for _ in range(k):
+        used = {lk.body for lk in looks}
+        bodies = [n for n, c in BODY_COLORS.items() if c not in used]
+        avoid = [c for lk in looks for _, c in lk.hands.values()]
+        look = draw_look(rng, num_betas, avoid, bodies)
+        b0 = float(look.betas[0])
+        for other in looks:
+            o = float(other.betas[0])
+            if abs(b0 - o) < MIN_HEIGHT_BETA_GAP:
+                b0 = o + MIN_HEIGHT_BETA_GAP if o < 0 else o - MIN_HEIGHT_BETA_GAP
+        betas = look.betas.copy()
+        betas[0] = b0
+        looks.append(HumanLook(look.body, look.hands, betas))
+    return looks[len(given) :]
+
+
+def body_color_name(rgb: Sequence[int]) -> str:
+    """The name of a clothes colour (as :data:`BODY_COLORS` lists it)."""
+    return next(n for n, c in BODY_COLORS.items() if tuple(c) == tuple(rgb))
 
 
 @functools.lru_cache(maxsize=4)
@@ -206,21 +256,34 @@ class Rig:
     first_person: bool = False
     _frames: Any = None
     joints3d: dict[str, list[list[float]]] = field(default_factory=dict)
+    origin: np.ndarray = field(default_factory=lambda: np.zeros(3))  # where the person stands
+    companion: Rig | None = None  # a second person in the scene, behind and to one side
+    owned: list[str] = field(default_factory=list)  # names of the tracks this person carries
+    props: list[Prop] = field(default_factory=list)  # rigid things it handles, drawn with it
 
     @classmethod
-    def start(cls, scene: Scene, motion: str) -> Rig:
-        """A standing person with a fresh look drawn from the scene's generator."""
+    def start(
+        cls,
+        scene: Scene,
+        motion: str,
+        look: HumanLook | None = None,
+        origin: Sequence[float] = (0.0, 0.0, 0.0),
+    ) -> Rig:
+        """A standing person at ``origin`` (on the floor, facing ``+z``) with ``look``, or a
+        fresh look drawn from the scene's generator."""
         body = body_for(scene.style.body)
-        look = draw_look(scene.rng, int(body.num_betas))
+        look = draw_look(scene.rng, int(body.num_betas)) if look is None else look
         rest = np.asarray(body.rest_joints(look.betas), dtype=np.float64)
         one = body.pose(
             PoseSequence(np.zeros((1, NUM_JOINTS, 3)), np.zeros((1, 3)), scene.fps, look.betas)
         )
         ground = -float(np.min(one.vertices[0][:, 1]))  # soles on y = 0 whatever the shape
-        trans = np.tile([0.0, ground, 0.0], (scene.n, 1))
+        at = np.asarray(origin, dtype=np.float64)
+        trans = np.tile(at + [0.0, ground, 0.0], (scene.n, 1))
         rig = cls(scene, motion, body, look, rest, np.zeros((scene.n, NUM_JOINTS, 3)), trans)
         rig.gloves = glove_centres(body, one.vertices[0])
         rig.ground = ground
+        rig.origin = at
         for side in SIDES:
             rig.poses[:, INDEX[f"{side}_shoulder"]] = arm_down(side)
             rig.poses[:, INDEX[f"{side}_elbow"]] = axis_angle(LIMBS[f"{side}_arm"].hinge, 12.0)
@@ -242,7 +305,7 @@ class Rig:
 
     def rest_point(self, name: str) -> np.ndarray:
         """A joint's position standing at the origin in the rest pose (soles on the floor)."""
-        return self.rest[INDEX[name]] + [0.0, self.ground, 0.0]
+        return self.rest[INDEX[name]] + [0.0, self.ground, 0.0] + self.origin
 
     # limbs -----------------------------------------------------------------------------
     def reachable(self, side: str, targets: np.ndarray, margin: float = 0.05) -> bool:
@@ -344,6 +407,8 @@ class Rig:
             feet = j[:, [INDEX["left_foot"], INDEX["right_foot"]]].reshape(-1, 3) * [1, 0, 1]
             pts += [j.reshape(-1, 3), feet]
         pts += [np.asarray(e, dtype=np.float64).reshape(-1, 3) for e in extra]
+        if self.companion is not None:
+            pts.append(self.companion.frame_points(upper=upper))
         return np.concatenate(pts)
 
     def hand_camera(
@@ -469,6 +534,7 @@ class Rig:
         self.scene.nouns[name] = noun
         if role == "subject":
             self.joints3d[name] = np.round(pts, 3).tolist()
+        self.owned.append(name)
         return tr
 
     def line(
@@ -487,23 +553,50 @@ class Rig:
 
     def hand_noun(self, side: str) -> str:
         """How a question names a hand: by its glove's colour (sides are ambiguous)."""
-        return f"the person's {self.look.hands[side][0]} hand"
+        return self.part_noun(f"{self.look.hands[side][0]} hand")
 
     def finish(self) -> None:
-        """Hand the posed body to the renderer and record the 3D ground truth in meta."""
-        frames = self.posed()
-        self.scene.world = BodyWorld(
-            self.body.faces, frames.vertices, self.vertex_colors(), self.camera, floor=0.0,
-            sequence=self.sequence(), joints=self.joints,
-        )  # fmt: skip
-        self.scene.meta.update(
-            {
-                "joints3d": self.joints3d,
-                "camera": camera_json(self.camera),
-                "look": self.look.to_json(),
-                "renderer": "human",
-            }
-        )
+        """Hand the posed body (and a companion) to the renderer; record the 3D truth in meta."""
+        finish_people([self] if self.companion is None else [self, self.companion])
+        self.scene.meta["person"] = self.who
+
+    # a second person ---------------------------------------------------------------------
+    def maybe_companion(self, p: float = COMPANION_P) -> Rig | None:
+        """With probability ``p``, a second person (another look, shape and height) standing
+        behind and to one side, swaying and swinging their arms at their own pace: what a
+        question must tell apart from the subject, who is then named by their clothes
+        (:attr:`who`). Call before choosing the camera, which then frames both."""
+        scene = self.scene
+        if scene.rng.random() >= p:
+            return None
+        (look,) = draw_looks(scene.rng, int(self.body.num_betas), 1, given=[self.look])
+        side = float(scene.rng.choice([-1.0, 1.0]))
+        at = (side * scene.rng.uniform(0.95, 1.3), 0.0, -scene.rng.uniform(0.8, 1.2))
+        other = Rig.start(scene, self.motion, look, at)
+        t = scene.frames / scene.fps
+        for s in SIDES:
+            period = scene.rng.uniform(1.4, 2.6)
+            swing = 0.5 - 0.5 * np.cos(2 * np.pi * t / period + scene.rng.uniform(0, 2 * np.pi))
+            raised = arm_down(s, 72.0 - float(scene.rng.uniform(20.0, 45.0)))
+            other.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), raised, swing)
+        yaw = scene.rng.uniform(8.0, 18.0) * np.sin(2 * np.pi * t / scene.rng.uniform(2.0, 3.5))
+        other.poses[:, INDEX["pelvis"]] = axis_angle((0.0, 1.0, 0.0), yaw)
+        self.companion = other
+        return other
+
+    @property
+    def who(self) -> str:
+        """How a question names this person: "the person", or by clothes beside a companion."""
+        if self.companion is None:
+            return "the person"
+        return f"the person in {body_color_name(self.look.body)}"
+
+    def part_noun(self, part: str) -> str:
+        """How a question names a body part: "the person's feet", "the feet of the person in
+        blue" beside a companion."""
+        if self.companion is None:
+            return f"the person's {part}"
+        return f"the {part} of {self.who}"
 
     def vertex_colors(self) -> np.ndarray:
         """Per-vertex sRGB of this person (see :func:`look_colors`)."""
@@ -561,9 +654,108 @@ def bumps(frames: np.ndarray, centres: Sequence[float], half: float) -> np.ndarr
     return out
 
 
+@dataclass(frozen=True)
+class Prop:
+    """A rigid thing a person handles (a ball): a mesh, its paint and where it is each frame.
+
+    Its paint is bright, like a glove, so the pixel audit finds it by hue."""
+
+    faces: np.ndarray
+    vertices: np.ndarray  # (V, 3) about the prop's centre
+    color: RGB
+    centres: np.ndarray  # (T, 3) world centre per frame
+
+    @classmethod
+    def ball(cls, radius: float, color: RGB, centres: np.ndarray) -> Prop:
+        """A ball of ``radius`` metres centred on ``centres`` (T, 3)."""
+        import trimesh
+
+        m = trimesh.creation.icosphere(subdivisions=2, radius=radius)
+        return cls(np.asarray(m.faces), np.asarray(m.vertices), color, np.asarray(centres))
+
+    def mesh(self) -> Mesh:
+        """The prop as a mesh moving through the clip."""
+        verts = self.centres[:, None, :] + self.vertices[None]
+        return Mesh(
+            self.faces, verts, np.tile(np.asarray(self.color, np.uint8), (len(self.vertices), 1))
+        )
+
+
+@dataclass(frozen=True)
+class Mesh:
+    """A mesh whose vertices (T, V, 3) change per frame: another person, a prop."""
+
+    faces: np.ndarray
+    vertices: np.ndarray
+    colors: np.ndarray  # (V, 3) sRGB
+
+
+def finish_people(rigs: Sequence[Rig]) -> None:
+    """Hand every posed person (and their props) to one renderer, seen by the first person's
+    camera, and record the 3D ground truth in meta. With several people, meta also lists each
+    one's look (``people``) and which person carries each track (``owners``), so the pixel
+    audit reads each track from its own person's gloves."""
+    main, scene = rigs[0], rigs[0].scene
+    others = [Mesh(r.body.faces, r.posed().vertices, r.vertex_colors()) for r in rigs[1:]]
+    others += [p.mesh() for r in rigs for p in r.props]
+    scene.world = BodyWorld(
+        main.body.faces, main.posed().vertices, main.vertex_colors(), main.camera, floor=0.0,
+        sequence=main.sequence(), joints=main.joints, others=others,
+    )  # fmt: skip
+    joints3d = {k: v for r in rigs for k, v in r.joints3d.items()}
+    scene.meta.update(
+        {
+            "joints3d": joints3d,
+            "camera": camera_json(main.camera),
+            "look": main.look.to_json(),
+            "renderer": "human",
+        }
+    )
+    if len(rigs) > 1:
+        scene.meta["people"] = [r.look.to_json() for r in rigs]
+        scene.meta["owners"] = {name: i for i, r in enumerate(rigs) for name in r.owned}
+    if any(r.props for r in rigs):
+        scene.meta["props"] = [list(p.color) for r in rigs for p in r.props]
+
+
+PAIR_SPACING = (1.2, 1.45)  # metres between two people standing side by side
+
+
+def start_pair(scene: Scene, motion: str) -> dict[str, Rig]:
+    """Two people side by side facing the camera, keyed by where the viewer sees them
+    (``left``, ``right``), with different looks, shapes and heights (:func:`draw_looks`)."""
+    body = body_for(scene.style.body)
+    looks = draw_looks(scene.rng, int(body.num_betas), 2)
+    half = 0.5 * float(scene.rng.uniform(*PAIR_SPACING))
+    # the camera looks toward -z, so the viewer's right is the world's +x
+    return {
+        side: Rig.start(
+            scene, motion, look, (sign * half, 0.0, float(scene.rng.uniform(-0.1, 0.1)))
+        )
+        for side, sign, look in (("left", -1.0, looks[0]), ("right", 1.0, looks[1]))
+    }
+
+
+def share_camera(rigs: Sequence[Rig], upper: bool = False, **kw: Any) -> Camera:
+    """One third-person camera (see :meth:`Rig.third_person`, ``kw`` its angle ranges)
+    framing every person's posed joints, given to every rig."""
+    pts = np.concatenate([r.frame_points(upper=upper) for r in rigs])
+    kw.setdefault("azimuth", (-8.0, 8.0))
+    cam = rigs[0].third_person(pts, **kw)
+    for r in rigs[1:]:
+        r.camera, r.first_person = cam, False
+    return cam
+
+
+def person_noun(side: str, rig: Rig) -> str:
+    """How a question names one of two people: where the viewer sees them and their clothes."""
+    return f"the person on the {side} (in {body_color_name(rig.look.body)})"
+
+
 class BodyWorld:
     """The :class:`~tempogen.generators.motion.World` of a posed body: one dynamic mesh
-    updated in place each frame and drawn through the labels' camera."""
+    (plus one per other person or prop) updated in place each frame and drawn through the
+    labels' camera."""
 
     def __init__(
         self,
@@ -574,6 +766,7 @@ class BodyWorld:
         floor: float | None = 0.0,
         sequence: PoseSequence | None = None,
         joints: np.ndarray | None = None,
+        others: Sequence[Mesh] = (),
     ) -> None:
         self.faces = np.asarray(faces)
         self.vertices = vertices
@@ -582,6 +775,7 @@ class BodyWorld:
         self.floor = floor
         self.sequence = sequence  # the poses that made ``vertices`` (for export and checks)
         self.joints = joints  # the posed joints (T, 24, 3) the labels were projected from
+        self.others = list(others)  # more people and props, drawn in the same frames
 
     def frames(
         self,
@@ -596,8 +790,11 @@ class BodyWorld:
         order = range(len(self.vertices)) if indices is None else [int(i) for i in indices]
         with Renderer(self.camera, background=background, rng=rng, floor=self.floor) as r:
             handle = r.add_dynamic_mesh(self.faces, self.vertex_colors)
+            extra = [r.add_dynamic_mesh(m.faces, m.colors) for m in self.others]
             for i in order:
                 r.set_vertices(handle, self.vertices[i])
+                for h, m in zip(extra, self.others):
+                    r.set_vertices(h, m.vertices[i])
                 yield r.render()
 
 

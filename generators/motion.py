@@ -282,7 +282,9 @@ class Motion:
         nouns = labels.meta.get("nouns", {})
         names = {f"o{i}": nouns.get(o, o) for i, o in enumerate(labels.query.objects)}
         return self.question.format(
-            subject=nouns.get(labels.query.objects[0], "the object"), **names
+            subject=nouns.get(labels.query.objects[0], "the object"),
+            person=labels.meta.get("person", "the person"),  # a scene's people named apart
+            **names,
         )
 
     def keys(self) -> list[str]:

@@ -22,6 +22,7 @@ from tempogen.labels import Labels
 HUE_TOL = 12.0  # OpenCV hue units (0..180)
 MIN_SATURATION = 110
 MIN_VALUE = 50
+GLOVE_JITTER = 3.0  # px a still glove's centroid wanders (shading at its rim, the codec)
 LIT_AREA = 0.25  # share of a lamp's labelled disc (pi * size^2) its paint covers when lit
 
 
@@ -111,7 +112,7 @@ def _fill(points: list[tuple[float, float] | None], what: str) -> np.ndarray:
 def pixel_states_3d(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray) -> Labels:
     """Labels whose tracks' positions (a marked spin's angle, a lamp's light) come from the
     frames at ``idx``; what the query reads is then answered by :mod:`tempogen.observe`."""
-    if "look" in labels.meta and "hands" in labels.meta["look"]:
+    if "hands" in labels.meta.get("look", {}):
         return human_pixel_states(frames, labels, idx)
     all_paints = paints(labels)
     q = labels.query
@@ -179,40 +180,47 @@ def _gloves(frames: Sequence[np.ndarray], hands: dict[str, Any]) -> dict[str, np
 
 
 def human_pixel_states(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray) -> Labels:
-    """States of a simulated human read from its two bright gloves.
+    """States of simulated humans read from their bright gloves (and bright props).
 
-    A hand subject is its glove's centroid. A body turn is the on-screen direction from the
+    Every object the question reads is measured (an order question reads several). A hand
+    or a held prop is its paint's centroid. A body turn is the on-screen direction from the
     right glove to the left one, which an elevated camera sees turn the way the body turns
-    seen from above. Any other subject (feet, head, the whole person) is carried by the
+    seen from above. Any other object (feet, head, the whole person) is carried by the
     gloves: its labelled first position plus how far the gloves' midpoint has moved since.
+    With several people (``meta["people"]``), each track is read from the gloves of the
+    person who carries it (``meta["owners"]``); every glove in a scene differs in hue.
     """
-    hands = labels.meta["look"]["hands"]
-    subject = labels.subject
-    g = _gloves(frames, hands)
-    asked = [labels.track(n) for n in labels.query.objects]
-    if len(asked) > 1 and all(t.shape == "hand" for t in asked):  # which hand moved first
-        states = {}
-        for t in asked:
-            side = next(s for s in ("left", "right") if tuple(hands[s][1]) == tuple(t.color))
-            c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in g[side]], t.name)
-            states[t.name] = {"x": c[:, 0], "y": c[:, 1]}
-        return with_measured(labels, idx, states)
-    if subject.shape == "hand":
-        side = next(s for s in ("left", "right") if tuple(hands[s][1]) == tuple(subject.color))
-        c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in g[side]], "the hand")
-        return with_measured(labels, idx, {subject.name: {"x": c[:, 0], "y": c[:, 1]}})
-    if subject.shape == "human" and labels.query.kind == "spin":
-        d = g["left"] - g["right"]
-        if np.isnan(d).any():
-            raise ValueError("pixels: a glove is hidden, the body's turn cannot be read")
-        steps = np.degrees(np.diff(np.arctan2(d[:, 1], d[:, 0])))
-        steps = (steps + 180.0) % 360.0 - 180.0
-        angle = np.concatenate([[0.0], np.cumsum(steps)])
-        return with_measured(labels, idx, {subject.name: {"angle": angle}})
-    both = np.stack([g["left"], g["right"]])
-    seen = (~np.isnan(both[..., 0])).sum(axis=0)[:, None]
-    mid = np.where(seen > 0, np.nansum(both, axis=0) / np.maximum(seen, 1), np.nan)
-    c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in mid], "the gloves")
-    x = subject.x[idx[0]] + c[:, 0] - c[0, 0]
-    y = subject.y[idx[0]] + c[:, 1] - c[0, 1]
-    return with_measured(labels, idx, {subject.name: {"x": x, "y": y}})
+    people = labels.meta.get("people") or [labels.meta["look"]]
+    owners = labels.meta.get("owners", {})
+    props = {tuple(int(v) for v in c) for c in labels.meta.get("props", [])}
+    states: dict[str, dict[str, np.ndarray]] = {}
+    for name in labels.query.objects:
+        t = labels.track(name)
+        if t.role == "anchor":
+            continue
+        hands = people[int(owners.get(name, 0))]["hands"]
+        if t.shape == "hand" or tuple(int(v) for v in t.color) in props:
+            pts = [centroid(glove_mask(f, t.color)) for f in frames]
+            c = _fill(pts, f"the {t.shape} {name!r}")
+            if labels.query.kind == "move":  # when it starts: not a centroid's jitter at rest
+                still = np.hypot(*(c - c[0]).T) <= GLOVE_JITTER
+                c[still & (np.cumsum(~still) == 0)] = c[0]
+            states[name] = {"x": c[:, 0], "y": c[:, 1]}
+            continue
+        g = _gloves(frames, hands)
+        if t.shape == "human" and labels.query.kind == "spin":
+            d = g["left"] - g["right"]
+            if np.isnan(d).any():
+                raise ValueError("pixels: a glove is hidden, the body's turn cannot be read")
+            steps = np.degrees(np.diff(np.arctan2(d[:, 1], d[:, 0])))
+            steps = (steps + 180.0) % 360.0 - 180.0
+            states[name] = {"angle": np.concatenate([[0.0], np.cumsum(steps)])}
+            continue
+        both = np.stack([g["left"], g["right"]])
+        seen = (~np.isnan(both[..., 0])).sum(axis=0)[:, None]
+        mid = np.where(seen > 0, np.nansum(both, axis=0) / np.maximum(seen, 1), np.nan)
+        c = _fill([None if np.isnan(p[0]) else (p[0], p[1]) for p in mid], "the gloves")
+        x = t.x[idx[0]] + c[:, 0] - c[0, 0]
+        y = t.y[idx[0]] + c[:, 1] - c[0, 1]
+        states[name] = {"x": x, "y": y}
+    return with_measured(labels, idx, states)

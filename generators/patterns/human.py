@@ -79,10 +79,14 @@ def _reach(rig: Rig, side: str, make: Callable[[float], np.ndarray]) -> np.ndarr
     raise GenerationError(f"motion {rig.motion!r}: no path size puts the hand within reach")
 
 
-def _hand_track(rig: Rig, side: str, targets: np.ndarray) -> None:
-    """Move the hand along ``targets``, turn its flat side to the camera, add its track."""
+def _hand_track(
+    rig: Rig, side: str, targets: np.ndarray, name: str = "hand", noun: str = ""
+) -> None:
+    """Move the hand along ``targets``, turn its flat side to the camera, add its track
+    (named ``noun``, default: by its glove's colour)."""
     rig.arm_to(side, targets, palm_toward=rig.camera.pose[:3, 3] - targets)
-    rig.track("hand", rig.hand(side), rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
+    noun = noun or rig.hand_noun(side)
+    rig.track(name, rig.hand(side), noun, rig.look.hands[side][1], HAND_RADIUS)
 
 
 # rotation -------------------------------------------------------------------------------
@@ -188,7 +192,7 @@ def jump(rig: Rig, peaks: list[int]) -> None:
 def _feet_track(rig: Rig) -> None:
     j = rig.joints
     feet = j[:, [INDEX[n] for n in ("left_ankle", "right_ankle", "left_foot", "right_foot")]]
-    rig.track("feet", feet.mean(1), "the person's feet", rig.look.body, 0.06, shape="feet")
+    rig.track("feet", feet.mean(1), rig.part_noun("feet"), rig.look.body, 0.06, shape="feet")
     gx, gy = rig.project(np.array([rig.trans[0, 0], 0.0, 0.05]))
     rig.line("floor", gx, gy, -90.0, "the floor")
 
@@ -201,16 +205,17 @@ class Jumps(HumanMotion):
     task = "count"
     fact = "count"
     answers = (1, 2, 3, 4, 5, 6)
-    question = "How many times does the person jump?"
+    question = "How many times does {person} jump?"
 
     def animate(self, scene: Scene, answer: int) -> None:
         rig = Rig.start(scene, self.name)
         peaks = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
         jump(rig, peaks)
+        rig.maybe_companion()
         rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
         _feet_track(rig)
         scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
-        scene.meta["actor"] = "the person"
+        scene.meta["actor"] = rig.who
         scene.ask(["feet", "floor"], kind="raise")
         rig.finish()
 
@@ -224,7 +229,7 @@ class Squats(HumanMotion):
     task = "count"
     fact = "count"
     answers = (1, 2, 3, 4, 5, 6)
-    question = "How many squats does the person do?"
+    question = "How many squats does {person} do?"
 
     def animate(self, scene: Scene, answer: int) -> None:
         rig = Rig.start(scene, self.name)
@@ -239,13 +244,14 @@ class Squats(HumanMotion):
         for s in SIDES:
             rig.leg_to(s, ankles[s], pole=np.array([0.35 * SIDE_SIGN[s], 0.0, 1.0]))
             rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), arm_forward(s), down)
+        rig.maybe_companion()
         rig.third_person(rig.frame_points(), elevation=(4.0, 14.0), fill=(0.8, 0.88))
         head = rig.joints[:, INDEX["head"]]
-        rig.track("head", head, "the person's head", rig.look.body, 0.11, shape="head")
+        rig.track("head", head, rig.part_noun("head"), rig.look.body, 0.11, shape="head")
         hx, hy = rig.project(head[0] + [0.0, 0.25, 0.0])
         rig.line("ceiling", hx, hy, 90.0, "a line above the head")
         scene.meta["event_words"] = ["squats", "squat", "squats", "squat"]
-        scene.meta["actor"] = "the person"
+        scene.meta["actor"] = rig.who
         scene.ask(["head", "ceiling"], kind="raise")
         rig.finish()
 
@@ -308,9 +314,10 @@ class BodyTurn(HumanMotion):
         for s in SIDES:
             out = axis_angle((0.0, 0.0, 1.0), SIDE_SIGN[s] * lift)
             rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(out, arm_forward(s), 0.15)
+        rig.maybe_companion()
         rig.third_person(rig.frame_points(), elevation=(32.0, 42.0), azimuth=(-8.0, 8.0))
         pelvis = rig.joints[:, INDEX["pelvis"]]
-        rig.track("person", pelvis, "the person", rig.look.body, 0.25, shape="human", angle=yaw)
+        rig.track("person", pelvis, rig.who, rig.look.body, 0.25, shape="human", angle=yaw)
         scene.ask(["person"], kind="spin")
         scene.meta["viewpoint"] = "above"  # the angle is a yaw: its sense is read from above
         rig.finish()
@@ -366,9 +373,10 @@ class SideStep(HumanMotion):
         rig.trans[:, 1] -= 0.05
         for s in SIDES:
             rig.leg_to(s, feet[s])
+        rig.maybe_companion()
         rig.third_person(rig.frame_points(), elevation=(4.0, 14.0), azimuth=(-8.0, 8.0))
         pelvis = rig.joints[:, INDEX["pelvis"]]
-        rig.track("person", pelvis, "the person", rig.look.body, 0.2, shape="human")
+        rig.track("person", pelvis, rig.who, rig.look.body, 0.2, shape="human")
         scene.ask(["person"])
         rig.finish()
 
@@ -417,45 +425,67 @@ class JumpRhythm(HumanMotion):
     task = "velocity&frequency"
     fact = "frequency"
     answers = ("increasing", "decreasing", "constant", "none")
-    question = "How does the jumping frequency of the person change over the video?"
+    question = "How does the jumping frequency of {person} change over the video?"
 
     def animate(self, scene: Scene, answer: str) -> None:
         rig = Rig.start(scene, self.name)
         jump(rig, _rhythm_peaks(scene, answer))
+        rig.maybe_companion()
         rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
         _feet_track(rig)
         scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
-        scene.meta["actor"] = "the person"
+        scene.meta["actor"] = rig.who
         scene.ask(["feet", "floor"], kind="raise")
         rig.finish()
 
 
-def wave(rig: Rig, peaks: Callable[[], list[int]]) -> None:
-    """A raised hand waves out to the side and back once for each frame ``peaks()`` gives
-    (called after the camera is chosen), farthest out on that frame; tracked against a
-    line beside the hand, so each wave reads as a "raise" run."""
-    scene = rig.scene
-    side = str(scene.rng.choice(SIDES))
-    sign = SIDE_SIGN[side]
+def wave_base(rig: Rig) -> tuple[str, np.ndarray]:
+    """The waving hand's side and the point above its shoulder it waves from."""
+    rng = rig.scene.rng
+    side = str(rng.choice(SIDES))
     base = rig.rest_point(f"{side}_shoulder") + [
-        sign * scene.rng.uniform(0.06, 0.1),
-        scene.rng.uniform(0.28, 0.36),
+        SIDE_SIGN[side] * rng.uniform(0.06, 0.1),
+        rng.uniform(0.28, 0.36),
         0.14,
     ]
-    rig.hand_camera(base, 0.35, first_person_p=0.0)
+    return side, base
+
+
+WAVE_REACH = 0.35  # metres about the wave's base a camera keeps in view
+
+
+def wave(
+    rig: Rig,
+    peaks: Callable[[], list[int]],
+    start: tuple[str, np.ndarray] | None = None,
+    names: tuple[str, str] = ("hand", "side"),
+    noun: str = "",
+) -> None:
+    """A raised hand waves out to the side and back once for each frame ``peaks()`` gives
+    (called after the camera is chosen), farthest out on that frame; tracked against a
+    line beside the hand, so each wave reads as a "raise" run. ``start`` is the side and
+    base (:func:`wave_base`) when a camera is already chosen; ``names`` the hand's track and
+    its line; ``noun`` how the question names the hand."""
+    scene = rig.scene
+    if start is None:
+        side, base = wave_base(rig)
+        rig.hand_camera(base, WAVE_REACH, first_person_p=0.0)
+    else:
+        side, base = start
+    sign = SIDE_SIGN[side]
     half = min(scene.interval, 0.3 * scene.fps)
     swing = bumps(scene.frames, peaks(), half)[:, None]
     amp = scene.rng.uniform(0.14, 0.2)
     out = amp * swing * [sign, 0.0, 0.0] - 0.25 * amp * swing**2 * [0.0, 1.0, 0.0]
     targets = _reach(rig, side, lambda k: base + out * k)
-    _hand_track(rig, side, targets)
+    _hand_track(rig, side, targets, names[0], noun)
     hand = rig.hand(side)
     (ox, oy), (ix, _) = rig.project(hand[0]), rig.project(targets[np.argmax(swing)])
     toward = 1.0 if ix > ox else -1.0
-    rig.line("side", ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
+    rig.line(names[1], ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
              "a line beside the hand")  # fmt: skip
     scene.meta["event_words"] = ["waves", "wave", "waves", "wave"]
-    scene.ask(["hand", "side"], kind="raise")
+    scene.ask(list(names), kind="raise")
 
 
 @register_motion
@@ -573,7 +603,7 @@ class FirstHand(HumanMotion):
     task = "visual_cues"
     fact = "order"
     answers = ((("obj1",), ("obj2",)), (("obj2",), ("obj1",)), (("obj1", "obj2"),), ())
-    question = "Which hand starts moving first?"
+    question = "Which hand of {person} starts moving first?"
     objects = ("obj1", "obj2")
 
     def animate(self, scene: Scene, answer: tuple) -> None:
@@ -607,6 +637,7 @@ class FirstHand(HumanMotion):
             raise GenerationError(f"motion {self.name!r}: the raised hands are out of reach")
         paths = dict(zip(names, both(scale)))
         box = np.concatenate(list(paths.values()))
+        rig.maybe_companion()
         rig.third_person(rig.frame_points([box], upper=True))
         for name, side in zip(names, sides):  # pose both arms before reading either hand
             targets = paths[name]

@@ -25,7 +25,7 @@ samples_per_task: 1
 variants: {share: 0.5}
 vinoground: {pairs: 2}
 retrieval: {pairs: 0}
-scenes3d: {per_task: 0}
+scenes3d: {humans: 0, objects: 0}
 """
 FILES = (
     "manifest.jsonl",
