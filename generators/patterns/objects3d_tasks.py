@@ -23,6 +23,7 @@ from tempogen.generators.patterns.objects3d import (
     _add,
     _camera,
     _looks,
+    rotation,
     translate,
     unproject,
 )
@@ -335,3 +336,55 @@ class Balloon3D(Motion):
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         path = (lambda sc, m: slide_path(sc, answer, m)) if answer else None
         _airborne(scene, path, "balloon")
+
+
+@register_motion
+class RollOrder3D(Motion):
+    """Three balls at rest side by side on a floor; one starts rolling towards the camera
+    first, all start at once, or none moves (the 3D peer of ``first_mover``)."""
+
+    name = "roll_order3d"
+    task = "visual_cues"
+    fact = "order"
+    answers = LampOrder3D.answers
+    question = "Which ball starts rolling first?"
+    objects = ("obj1", "obj2", "obj3")
+    renderer = "object3d"
+    note = NOTE
+
+    def animate(self, scene: Scene, answer: tuple) -> None:
+        names = list(self.objects)
+        onsets = start_samples(scene, names, answer)
+        offsets = end_samples(scene, onsets)
+        looks: list[Look] = _looks(scene, *["circle"] * len(names))
+        rng = scene.rng
+        # seen from well above, so that rolling towards the camera moves down the screen
+        eye = (rng.uniform(-0.3, 0.3), rng.uniform(1.7, 2.2), rng.uniform(2.3, 2.8))
+        cam = _camera(scene, eye, (0.0, 0.1, 0.0), rng.uniform(40.0, 46.0))
+        rad = rng.uniform(0.14, 0.18)
+        gap = rng.uniform(0.5, 0.65)
+        xs = (np.arange(len(names)) - (len(names) - 1) / 2) * gap + rng.uniform(-0.15, 0.15)
+        order = [str(n) for n in rng.permutation(names)]  # which place each object takes
+        world = RigidWorld(cam, scene.n, floor=0.0)
+        for name, look, x in zip(order, looks, xs):
+            start = np.array([x, rad, rng.uniform(-0.6, -0.3)])
+            u = np.zeros(scene.n)
+            if name in onsets:
+                a, b = scene.sample_frame(onsets[name]), scene.sample_frame(offsets[name])
+                u = np.clip((scene.frames - a) / (b - a), 0.0, 1.0)
+            travel = rng.uniform(0.55, 0.7) * u  # metres towards the camera (+z)
+            centres = start + travel[:, None] * np.array([0.0, 0.0, 1.0])
+            poses = np.stack(
+                [
+                    translate(c) @ rotation(np.array([1.0, 0.0, 0.0]), d / rad)
+                    for c, d in zip(centres, travel)
+                ]
+            )
+            world.add(trimesh.creation.icosphere(3, rad), poses, color=look.color)
+            px = cam.project(centres)
+            ppm = np.array([cam.pixels_per_metre(c) for c in centres])
+            look.size = 1.03 * rad * ppm[0] + 1.0
+            _add(scene, name, look, "ball", role="prop", x=px[:, 0], y=px[:, 1], scale=ppm / ppm[0])
+        scene.world = world
+        scene.meta["paints"] = world.paints()
+        scene.ask(names, kind="move")

@@ -167,6 +167,7 @@ TASK_NAMES = (
     "lamp_flash3d",
     "lamp_blink3d",
     "lamp_order3d",
+    "roll_order3d",
     "ball_pace3d",
     "fly_shape3d",
     "balloon3d",
@@ -177,20 +178,31 @@ TASK_CASES = [(name, key) for name in TASK_NAMES for key in MOTIONS[name].keys()
 def test_new_patterns_cover_their_tasks_2d_classes() -> None:
     from tempogen.generators.motion import motions_for
 
-    for task in ("count", "velocity&frequency", "shape&trend", "visual_cues", "direction"):
+    for task in ("count", "direction", "rotation", "shape&trend", "velocity&frequency"):
         flat = {(m.fact, k) for m in motions_for(task) if m.renderer == "2d" for k in m.keys()}
         solid = {
             (m.fact, k) for m in motions_for(task) if m.renderer == "object3d" for k in m.keys()
         }
-        assert flat <= solid or task == "visual_cues", (task, flat - solid)
-    # visual cues: every lamp order the 2D lamps ask; "which moves first" is for humans
-    lamps = set(MOTIONS["lamp_order3d"].keys())
-    assert lamps == set(MOTIONS["first_light"].keys())
+        assert flat and flat <= solid, (task, flat - solid)
+    # visual cues: each 3D pattern alone answers every order the 2D patterns ask
+    flat = {k for m in motions_for("visual_cues") if m.renderer == "2d" for k in m.keys()}
+    for name in ("lamp_order3d", "roll_order3d"):
+        assert set(MOTIONS[name].keys()) == flat, name
 
 
-@pytest.mark.parametrize("name,key", TASK_CASES)
-def test_new_patterns_certify_and_pixels_give_the_label_answer(name: str, key: str) -> None:
-    seed = zlib.crc32(f"{name}/{key}".encode()) % 1000
+# one seed per class always; two more (other scenes, other clip lengths) in the slow run
+SEEDED = [(name, key, 0) for name, key in TASK_CASES] + [
+    pytest.param(name, key, extra, marks=pytest.mark.slow)
+    for name, key in TASK_CASES
+    for extra in (1, 2)
+]
+
+
+@pytest.mark.parametrize("name,key,extra", SEEDED)
+def test_new_patterns_certify_and_pixels_give_the_label_answer(
+    name: str, key: str, extra: int
+) -> None:
+    seed = zlib.crc32(f"{name}/{key}".encode()) % 1000 + 1000 * extra
     scene = _scene(name, key, seed)
     labels = scene.labels()
     motion = MOTIONS[name]
@@ -262,6 +274,31 @@ def test_paced_ball_rolls_without_slipping_at_a_fixed_depth() -> None:
     assert np.allclose(depth, depth[0])
     steps = np.diff(scene.labels().subject.x)
     assert np.all(np.abs(steps[1:]) >= np.abs(steps[:-1]) - 1e-9)  # speeds up
+
+
+def test_rolling_balls_rest_until_their_onset_and_roll_towards_the_camera() -> None:
+    scene = _scene("roll_order3d", "obj3")
+    labels = scene.labels()
+    cam = scene.world.camera
+    balls = scene.world.bodies
+    assert len(balls) == 3
+    for ball in balls:
+        name = next(t.name for t in labels.tracks if tuple(t.color) == tuple(ball.color))
+        t = labels.track(name)
+        centres = ball.poses[:, :3, 3]
+        radius = float(np.linalg.norm(ball.mesh.vertices, axis=1).max())
+        assert np.allclose(centres[:, 1], radius)  # on the floor throughout
+        assert np.allclose(cam.project(centres), np.c_[t.x, t.y])
+        z = centres[:, 2]
+        assert np.all(np.diff(z) >= 0) and z[-1] - z[0] > 0.5  # towards the camera, never back
+        moving = np.flatnonzero(np.diff(z) > 0)
+        assert moving[0] > 0  # at rest at the start
+        # rolling without slipping: the turn about the axle is distance over radius
+        turn = np.arctan2(ball.poses[:, 2, 1], ball.poses[:, 1, 1])
+        travel = z - z[0]
+        small = travel / radius < np.pi * 0.9
+        assert np.allclose(turn[small], travel[small] / radius, atol=1e-6)
+    assert answer_key("order", answer_of(labels)) == "obj3"
 
 
 @pytest.mark.parametrize("name,key", [("fly_shape3d", "star"), ("balloon3d", "up-left")])
