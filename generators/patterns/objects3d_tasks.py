@@ -274,10 +274,11 @@ class BallPace3D(Motion):
         scene.ask(["subject"], kind="position")
 
 
-def _airborne(scene: Scene, path, noun: str) -> None:
-    """A ball in the air on a plane facing the camera, so that its centre is seen at the
-    pixels ``path(scene, margin)`` gives (None: it hovers in place). It is one paint: a band
-    seen obliquely would cover one side more than the other and bias its centroid."""
+def _airborne(scene: Scene, path, noun: str, cube: bool = False) -> None:
+    """A ball (or a tumbling cube) in the air on a plane facing the camera, so that its centre
+    is seen at the pixels ``path(scene, margin)`` gives (None: it hovers in place). It is one
+    paint: a band seen obliquely would cover one side more than the other and bias its
+    centroid."""
     (look,) = _looks(scene, "circle")
     rng = scene.rng
     depth = rng.uniform(3.5, 4.5)
@@ -292,8 +293,15 @@ def _airborne(scene: Scene, path, noun: str) -> None:
     centres = np.stack([unproject(cam, a, b, depth) for a, b in zip(u, v)])
     rad = look.size / cam.focal * depth
     poses = np.stack([translate(c) for c in centres])
+    body = trimesh.creation.icosphere(3, rad)
+    if cube:  # corners within the ball's radius; it turns a quarter turn or so per second
+        body = trimesh.creation.box([2 * rad / math.sqrt(3)] * 3)
+        axis = rng.normal(size=3)
+        rate = rng.uniform(1.0, 2.0) * rng.choice([-1.0, 1.0]) / scene.fps
+        for i in range(scene.n):
+            poses[i] = poses[i] @ rotation(axis / np.linalg.norm(axis), rate * i)
     world = RigidWorld(cam, scene.n)  # in the air: no floor for the path to cross
-    world.add(trimesh.creation.icosphere(3, rad), poses, color=look.color)
+    world.add(body, poses, color=look.color)
     scene.world = world
     scene.meta["paints"] = world.paints()
     px = cam.project(centres)
@@ -318,6 +326,24 @@ class FlyShape3D(Motion):
     def animate(self, scene: Scene, answer: str) -> None:
         path = None if answer == "none" else lambda sc, m: screen_path(sc, answer, m)
         _airborne(scene, path, "ball")
+
+
+@register_motion
+class CubeFly3D(Motion):
+    """A cube tumbles through the air along a path that, seen by the camera,
+    draws each shape ``fly_shape3d`` draws (its plane faces the camera), or hovers."""
+
+    name = "cube_fly3d"
+    task = "shape&trend"
+    fact = "trajectory"
+    answers = FlyShape3D.answers
+    question = "What shape does the flight path of {subject} trace?"
+    renderer = "object3d"
+    note = NOTE
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        path = None if answer == "none" else lambda sc, m: screen_path(sc, answer, m)
+        _airborne(scene, path, "cube", cube=True)
 
 
 @register_motion

@@ -170,6 +170,7 @@ TASK_NAMES = (
     "roll_order3d",
     "ball_pace3d",
     "fly_shape3d",
+    "cube_fly3d",
     "balloon3d",
 )
 TASK_CASES = [(name, key) for name in TASK_NAMES for key in MOTIONS[name].keys()]
@@ -301,7 +302,9 @@ def test_rolling_balls_rest_until_their_onset_and_roll_towards_the_camera() -> N
     assert answer_key("order", answer_of(labels)) == "obj3"
 
 
-@pytest.mark.parametrize("name,key", [("fly_shape3d", "star"), ("balloon3d", "up-left")])
+@pytest.mark.parametrize(
+    "name,key", [("fly_shape3d", "star"), ("cube_fly3d", "square"), ("balloon3d", "up-left")]
+)
 def test_airborne_paths_are_their_labelled_pixels(name: str, key: str) -> None:
     scene = _scene(name, key)
     ball = scene.world.bodies[0]
