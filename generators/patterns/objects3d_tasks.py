@@ -414,3 +414,63 @@ class RollOrder3D(Motion):
         scene.world = world
         scene.meta["paints"] = world.paints()
         scene.ask(names, kind="move")
+
+
+@register_motion
+class RampRoll3D(Motion):
+    """A ball rolls down a ramp from rest, speeding up, or rolls up one and comes to rest at
+    its top end as the clip ends, slowing down (even acceleration along the slope)."""
+
+    name = "ramp_roll3d"
+    task = "velocity&frequency"
+    fact = "speed"
+    answers = ("accelerating", "decelerating")
+    question = "What is the speed pattern of {subject}?"
+    renderer = "object3d"
+    note = NOTE
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        look, band = _looks(scene, "circle", "block")
+        rng = scene.rng
+        cam = _floor_camera(scene, 0.3)
+        rad = rng.uniform(0.15, 0.2)
+        slope = math.radians(rng.uniform(8.0, 14.0))
+        right = cam.pose[:3, 0] / np.linalg.norm(cam.pose[:3, 0])  # level: the camera is upright
+        s = math.cos(slope) * right * rng.choice([-1.0, 1.0]) + math.sin(slope) * np.eye(3)[1]
+        n = np.cross(np.cross(s, np.eye(3)[1]), s)  # the ramp's upward normal
+        n /= np.linalg.norm(n)
+        z = rng.uniform(-0.3, 0.3)
+        ppm = cam.pixels_per_metre(np.array([0.0, rad, z]))
+        margin = 1.03 * rad * ppm + 3.0
+        span = scene.width - 2 * margin
+        length = rng.uniform(0.55, 0.7) * span / ppm / math.cos(slope)
+        low = np.array([0.0, 0.0, z]) + (rng.uniform(-0.12, 0.12) * span / ppm) * right
+        low -= 0.5 * length * (s - s[1] * np.eye(3)[1])  # centre the ramp's run on screen
+        high = low + length * s
+        side = np.cross(s, n) * 0.3
+        foot = high - high[1] * np.eye(3)[1]
+        wedge = trimesh.convex.convex_hull(
+            np.array([p + k * side for p in (low, high, foot) for k in (-1.0, 1.0)])
+        )
+        d = length * PROFILES[answer](scene.frames / (scene.n - 1))
+        centres = high - d[:, None] * s if answer == "accelerating" else low + d[:, None] * s
+        centres = centres + rad * n
+        axle = np.cross(n, s) * (-1.0 if answer == "accelerating" else 1.0)
+        spun = rng.uniform(0, 2 * math.pi)
+        poses = np.stack(
+            [translate(c) @ rotation(axle, spun + t / rad) for c, t in zip(centres, d)]
+        )
+        ball = trimesh.creation.icosphere(4, rad)
+        paint = np.where(
+            (np.abs(ball.vertices @ axle) < 0.22 * rad)[:, None], band.color, look.color
+        )
+        world = RigidWorld(cam, scene.n, floor=0.0)
+        world.add(wedge, np.eye(4), color=POST)
+        world.add(ball, poses, vertex_colors=paint)
+        scene.world = world
+        scene.meta["paints"] = world.paints()
+        px = cam.project(centres)
+        look.size = 1.03 * rad * ppm + 1.0
+        scale = np.array([cam.pixels_per_metre(c) for c in centres]) / ppm
+        _add(scene, "subject", look, "ball", x=px[:, 0], y=px[:, 1], scale=scale)
+        scene.ask(["subject"], kind="position")

@@ -169,6 +169,7 @@ TASK_NAMES = (
     "lamp_order3d",
     "roll_order3d",
     "ball_pace3d",
+    "ramp_roll3d",
     "fly_shape3d",
     "cube_fly3d",
     "balloon3d",
@@ -275,6 +276,37 @@ def test_paced_ball_rolls_without_slipping_at_a_fixed_depth() -> None:
     assert np.allclose(depth, depth[0])
     steps = np.diff(scene.labels().subject.x)
     assert np.all(np.abs(steps[1:]) >= np.abs(steps[:-1]) - 1e-9)  # speeds up
+
+
+@pytest.mark.parametrize("key", ["accelerating", "decelerating"])
+def test_ramp_ball_rolls_on_the_slope_down_from_rest_or_up_to_rest(key: str) -> None:
+    scene = _scene("ramp_roll3d", key)
+    ramp, ball = scene.world.bodies
+    centres = ball.poses[:, :3, 3]
+    radius = float(np.linalg.norm(ball.mesh.vertices, axis=1).max())
+    # the ramp's top face: the face whose normal points most upwards
+    top = int(np.argmax(ramp.mesh.face_normals[:, 1]))
+    normal = ramp.mesh.face_normals[top]
+    on = ramp.mesh.vertices[ramp.mesh.faces[top][0]]
+    assert 0.1 < np.degrees(np.arccos(normal[1])) < 15  # a slope, gravity down
+    assert np.allclose((centres - on) @ normal, radius)  # resting on the slope throughout
+    height = centres[:, 1]
+    speed = np.linalg.norm(np.diff(centres, axis=0), axis=1)
+    if key == "accelerating":  # down from rest: lower and faster every frame
+        assert np.all(np.diff(height) < 0) and np.all(np.diff(speed) > 0)
+        assert speed[0] < 0.1 * speed[-1]
+    else:  # up the slope, slower every frame, at rest as the clip ends
+        assert np.all(np.diff(height) > 0) and np.all(np.diff(speed) < 0)
+        assert speed[-1] < 0.1 * speed[0]
+    # rolling without slipping: turned about the axle (across the slope) by distance / radius
+    travel = np.linalg.norm(centres - centres[0], axis=1)
+    rel = ball.poses[:, :3, :3] @ ball.poses[0, :3, :3].T
+    turn = np.arccos(np.clip((np.trace(rel, axis1=1, axis2=2) - 1) / 2, -1, 1))
+    small = travel / radius < np.pi * 0.9
+    assert np.allclose(turn[small], travel[small] / radius, atol=1e-6)
+    spin = rel[1] - rel[1].T  # the axis of the first step's turn, times 2 sin(turn)
+    axis = np.array([spin[2, 1], spin[0, 2], spin[1, 0]])
+    assert abs(axis @ normal) < 1e-6 and abs(axis @ (centres[1] - centres[0])) < 1e-9
 
 
 def test_rolling_balls_rest_until_their_onset_and_roll_towards_the_camera() -> None:
