@@ -23,6 +23,7 @@ from tempogen.generators.patterns.objects3d import (
     _add,
     _camera,
     _looks,
+    orbit_clip,
     rotation,
     translate,
     unproject,
@@ -474,3 +475,24 @@ class RampRoll3D(Motion):
         scale = np.array([cam.pixels_per_metre(c) for c in centres]) / ppm
         _add(scene, "subject", look, "ball", x=px[:, 0], y=px[:, 1], scale=scale)
         scene.ask(["subject"], kind="position")
+
+
+@register_motion
+class MoonLaps3D(Motion):
+    """A moon circles a planet N whole times (N <= 3 keeps each sampled step well under a
+    quarter turn on screen), on a plane facing the camera, tilted up to 25 degrees."""
+
+    name = "moon_laps3d"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3)
+    question = "How many full loops does {subject} make around {o1}?"
+    renderer = "object3d"
+    note = NOTE
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        def phase(rng: np.random.Generator) -> np.ndarray:
+            sense = rng.choice([-1.0, 1.0])
+            return rng.uniform(0, 360) + sense * 360.0 * answer * scene.frames / (scene.n - 1)
+
+        orbit_clip(scene, phase, kind="loop")

@@ -165,6 +165,7 @@ TASK_NAMES = (
     "ball_bounce3d",
     "ball_rhythm3d",
     "lamp_flash3d",
+    "moon_laps3d",
     "lamp_blink3d",
     "lamp_order3d",
     "roll_order3d",
@@ -307,6 +308,22 @@ def test_ramp_ball_rolls_on_the_slope_down_from_rest_or_up_to_rest(key: str) -> 
     spin = rel[1] - rel[1].T  # the axis of the first step's turn, times 2 sin(turn)
     axis = np.array([spin[2, 1], spin[0, 2], spin[1, 0]])
     assert abs(axis @ normal) < 1e-6 and abs(axis @ (centres[1] - centres[0])) < 1e-9
+
+
+@pytest.mark.parametrize("laps", [1, 2, 3])
+def test_moon_circles_its_planet_exactly_the_counted_laps(laps: int) -> None:
+    scene = _scene("moon_laps3d", str(laps))
+    planet, moon = scene.world.bodies
+    offset = moon.poses[:, :3, 3] - planet.poses[:3, 3]
+    cam = scene.world.camera
+    right = cam.pose[:3, 0]
+    # the orbit's plane is tilted about the camera's right axis: its angle in 3D, unwrapped
+    normal = np.cross(offset[0], offset[len(offset) // 7])
+    in_plane_up = np.cross(normal / np.linalg.norm(normal), right)
+    turned = np.unwrap(np.arctan2(offset @ in_plane_up, offset @ right))
+    assert abs(abs(turned[-1] - turned[0]) - 2 * np.pi * laps) < 1e-6
+    assert np.allclose(np.linalg.norm(offset, axis=1), np.linalg.norm(offset[0]))
+    assert answer_key("count", answer_of(scene.labels())) == str(laps)
 
 
 def test_rolling_balls_rest_until_their_onset_and_roll_towards_the_camera() -> None:
