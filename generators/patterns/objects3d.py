@@ -13,7 +13,7 @@ read the turn as the angle of the mark's centroid around the subject's.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -315,48 +315,60 @@ class MoonOrbit(Motion):
     note = NOTE
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
-        planet_look, moon_look = _looks(scene, "circle", "circle")
-        cam = _camera(scene, (0.0, 0.0, 5.0), (0.0, 0.0, 0.0), 40.0)
-        rng = scene.rng
-        planet_px = scene.unit * rng.uniform(1.8, 2.4)
-        moon_px = scene.unit * rng.uniform(0.8, 1.0)
-        orbit_px = rng.uniform(0.3, 0.4) * min(scene.width, scene.height)
-        room = max(0.0, min(0.15 * scene.width, scene.width / 2 - orbit_px - 1.5 * moon_px))
-        cx = scene.width / 2 + rng.uniform(-1, 1) * room
-        planet = unproject(cam, cx, scene.height / 2, 5.0)
-        ppm = cam.pixels_per_metre(planet)
-        # the ellipse's short axis keeps the moon clear of the planet
-        clear = 1.5 * (planet_px + moon_px) / orbit_px
-        tilt = math.radians(rng.uniform(-1, 1) * min(25.0, math.degrees(math.acos(min(clear, 1)))))
-        right = cam.pose[:3, 0]
-        normal = rotation(right, tilt)[:3, :3] @ (cam.pose[:3, 3] - planet)
-        normal /= np.linalg.norm(normal)
-        up = np.cross(normal, right)
-        step = rng.uniform(0.4, 0.75) * MAX_TURN_PER_SAMPLE
-        phase = np.radians(rng.uniform(0, 360) + signed_sweep(scene, answer, step))
-        # counter-clockwise from ``right`` towards ``up`` on screen, hence the minus sign
-        r = orbit_px / ppm
-        moon = planet + r * (np.cos(-phase)[:, None] * right + np.sin(-phase)[:, None] * up)
-        world = RigidWorld(cam, scene.n)
-        world.add(
-            trimesh.creation.icosphere(4, planet_px / ppm),
-            translate(planet),
-            color=planet_look.color,
-        )
-        poses = np.repeat(np.eye(4)[None], scene.n, axis=0)
-        poses[:, :3, 3] = moon
-        world.add(trimesh.creation.icosphere(3, moon_px / ppm), poses, color=moon_look.color)
-        scene.world = world
-        scene.meta["paints"] = world.paints()
+        def phase(rng: np.random.Generator) -> np.ndarray:
+            step = rng.uniform(0.4, 0.75) * MAX_TURN_PER_SAMPLE
+            return rng.uniform(0, 360) + signed_sweep(scene, answer, step)
 
-        p = cam.project(planet)
-        m = cam.project(moon)
-        moon_scale = np.array([cam.pixels_per_metre(q) for q in moon]) / ppm
-        planet_look.size = planet_px + 1.0
-        moon_look.size = moon_px + 1.0
-        _add(scene, "planet", planet_look, "planet", role="prop", x=p[0], y=p[1])
-        _add(scene, "subject", moon_look, "moon", x=m[:, 0], y=m[:, 1], scale=moon_scale)
-        scene.ask(["subject", "planet"], kind="orbit")
+        orbit_clip(scene, phase, kind="orbit")
+
+
+def orbit_clip(
+    scene: Scene, phase_of: Callable[[np.random.Generator], np.ndarray], kind: str
+) -> None:
+    """A moon circling a planet on a plane facing the camera, tilted up to 25 degrees, at the
+    angles (degrees, counter-clockwise on screen) ``phase_of(scene.rng)`` gives per frame."""
+    planet_look, moon_look = _looks(scene, "circle", "circle")
+    cam = _camera(scene, (0.0, 0.0, 5.0), (0.0, 0.0, 0.0), 40.0)
+    rng = scene.rng
+    planet_px = scene.unit * rng.uniform(1.8, 2.4)
+    moon_px = scene.unit * rng.uniform(0.8, 1.0)
+    orbit_px = rng.uniform(0.3, 0.4) * min(scene.width, scene.height)
+    room = max(0.0, min(0.15 * scene.width, scene.width / 2 - orbit_px - 1.5 * moon_px))
+    cx = scene.width / 2 + rng.uniform(-1, 1) * room
+    planet = unproject(cam, cx, scene.height / 2, 5.0)
+    ppm = cam.pixels_per_metre(planet)
+    # the ellipse's short axis keeps the moon clear of the planet
+    clear = 1.5 * (planet_px + moon_px) / orbit_px
+    tilt = math.radians(rng.uniform(-1, 1) * min(25.0, math.degrees(math.acos(min(clear, 1)))))
+    right = cam.pose[:3, 0]
+    normal = rotation(right, tilt)[:3, :3] @ (cam.pose[:3, 3] - planet)
+    normal -= (normal @ right) * right  # square to ``right``: the orbit is a true circle
+    normal /= np.linalg.norm(normal)
+    up = np.cross(normal, right)
+    phase = np.radians(phase_of(rng))
+    # counter-clockwise from ``right`` towards ``up`` on screen, hence the minus sign
+    r = orbit_px / ppm
+    moon = planet + r * (np.cos(-phase)[:, None] * right + np.sin(-phase)[:, None] * up)
+    world = RigidWorld(cam, scene.n)
+    world.add(
+        trimesh.creation.icosphere(4, planet_px / ppm),
+        translate(planet),
+        color=planet_look.color,
+    )
+    poses = np.repeat(np.eye(4)[None], scene.n, axis=0)
+    poses[:, :3, 3] = moon
+    world.add(trimesh.creation.icosphere(3, moon_px / ppm), poses, color=moon_look.color)
+    scene.world = world
+    scene.meta["paints"] = world.paints()
+
+    p = cam.project(planet)
+    m = cam.project(moon)
+    moon_scale = np.array([cam.pixels_per_metre(q) for q in moon]) / ppm
+    planet_look.size = planet_px + 1.0
+    moon_look.size = moon_px + 1.0
+    _add(scene, "planet", planet_look, "planet", role="prop", x=p[0], y=p[1])
+    _add(scene, "subject", moon_look, "moon", x=m[:, 0], y=m[:, 1], scale=moon_scale)
+    scene.ask(["subject", "planet"], kind=kind)
 
 
 @register_motion

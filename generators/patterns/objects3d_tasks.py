@@ -23,6 +23,8 @@ from tempogen.generators.patterns.objects3d import (
     _add,
     _camera,
     _looks,
+    orbit_clip,
+    rotation,
     translate,
     unproject,
 )
@@ -273,10 +275,11 @@ class BallPace3D(Motion):
         scene.ask(["subject"], kind="position")
 
 
-def _airborne(scene: Scene, path, noun: str) -> None:
-    """A ball in the air on a plane facing the camera, so that its centre is seen at the
-    pixels ``path(scene, margin)`` gives (None: it hovers in place). It is one paint: a band
-    seen obliquely would cover one side more than the other and bias its centroid."""
+def _airborne(scene: Scene, path, noun: str, cube: bool = False) -> None:
+    """A ball (or a tumbling cube) in the air on a plane facing the camera, so that its centre
+    is seen at the pixels ``path(scene, margin)`` gives (None: it hovers in place). It is one
+    paint: a band seen obliquely would cover one side more than the other and bias its
+    centroid."""
     (look,) = _looks(scene, "circle")
     rng = scene.rng
     depth = rng.uniform(3.5, 4.5)
@@ -291,8 +294,15 @@ def _airborne(scene: Scene, path, noun: str) -> None:
     centres = np.stack([unproject(cam, a, b, depth) for a, b in zip(u, v)])
     rad = look.size / cam.focal * depth
     poses = np.stack([translate(c) for c in centres])
+    body = trimesh.creation.icosphere(3, rad)
+    if cube:  # corners within the ball's radius; it turns a quarter turn or so per second
+        body = trimesh.creation.box([2 * rad / math.sqrt(3)] * 3)
+        axis = rng.normal(size=3)
+        rate = rng.uniform(1.0, 2.0) * rng.choice([-1.0, 1.0]) / scene.fps
+        for i in range(scene.n):
+            poses[i] = poses[i] @ rotation(axis / np.linalg.norm(axis), rate * i)
     world = RigidWorld(cam, scene.n)  # in the air: no floor for the path to cross
-    world.add(trimesh.creation.icosphere(3, rad), poses, color=look.color)
+    world.add(body, poses, color=look.color)
     scene.world = world
     scene.meta["paints"] = world.paints()
     px = cam.project(centres)
@@ -320,6 +330,24 @@ class FlyShape3D(Motion):
 
 
 @register_motion
+class CubeFly3D(Motion):
+    """A cube tumbles through the air along a path that, seen by the camera,
+    draws each shape ``fly_shape3d`` draws (its plane faces the camera), or hovers."""
+
+    name = "cube_fly3d"
+    task = "shape&trend"
+    fact = "trajectory"
+    answers = FlyShape3D.answers
+    question = "What shape does the flight path of {subject} trace?"
+    renderer = "object3d"
+    note = NOTE
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        path = None if answer == "none" else lambda sc, m: screen_path(sc, answer, m)
+        _airborne(scene, path, "cube", cube=True)
+
+
+@register_motion
 class Balloon3D(Motion):
     """A balloon drifts left, right, up or down, or one way then another, or hangs still, on
     a plane facing the camera (a balloon may rise: gravity still points down)."""
@@ -335,3 +363,136 @@ class Balloon3D(Motion):
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         path = (lambda sc, m: slide_path(sc, answer, m)) if answer else None
         _airborne(scene, path, "balloon")
+
+
+@register_motion
+class RollOrder3D(Motion):
+    """Three balls at rest side by side on a floor; one starts rolling towards the camera
+    first, all start at once, or none moves (the 3D peer of ``first_mover``)."""
+
+    name = "roll_order3d"
+    task = "visual_cues"
+    fact = "order"
+    answers = LampOrder3D.answers
+    question = "Which ball starts rolling first?"
+    objects = ("obj1", "obj2", "obj3")
+    renderer = "object3d"
+    note = NOTE
+
+    def animate(self, scene: Scene, answer: tuple) -> None:
+        names = list(self.objects)
+        onsets = start_samples(scene, names, answer)
+        offsets = end_samples(scene, onsets)
+        looks: list[Look] = _looks(scene, *["circle"] * len(names))
+        rng = scene.rng
+        # seen from well above, so that rolling towards the camera moves down the screen
+        eye = (rng.uniform(-0.3, 0.3), rng.uniform(1.7, 2.2), rng.uniform(2.3, 2.8))
+        cam = _camera(scene, eye, (0.0, 0.1, 0.0), rng.uniform(40.0, 46.0))
+        rad = rng.uniform(0.14, 0.18)
+        gap = rng.uniform(0.5, 0.65)
+        xs = (np.arange(len(names)) - (len(names) - 1) / 2) * gap + rng.uniform(-0.15, 0.15)
+        order = [str(n) for n in rng.permutation(names)]  # which place each object takes
+        world = RigidWorld(cam, scene.n, floor=0.0)
+        for name, look, x in zip(order, looks, xs):
+            start = np.array([x, rad, rng.uniform(-0.6, -0.3)])
+            u = np.zeros(scene.n)
+            if name in onsets:
+                a, b = scene.sample_frame(onsets[name]), scene.sample_frame(offsets[name])
+                u = np.clip((scene.frames - a) / (b - a), 0.0, 1.0)
+            travel = rng.uniform(0.55, 0.7) * u  # metres towards the camera (+z)
+            centres = start + travel[:, None] * np.array([0.0, 0.0, 1.0])
+            poses = np.stack(
+                [
+                    translate(c) @ rotation(np.array([1.0, 0.0, 0.0]), d / rad)
+                    for c, d in zip(centres, travel)
+                ]
+            )
+            world.add(trimesh.creation.icosphere(3, rad), poses, color=look.color)
+            px = cam.project(centres)
+            ppm = np.array([cam.pixels_per_metre(c) for c in centres])
+            look.size = 1.03 * rad * ppm[0] + 1.0
+            _add(scene, name, look, "ball", role="prop", x=px[:, 0], y=px[:, 1], scale=ppm / ppm[0])
+        scene.world = world
+        scene.meta["paints"] = world.paints()
+        scene.ask(names, kind="move")
+
+
+@register_motion
+class RampRoll3D(Motion):
+    """A ball rolls down a ramp from rest, speeding up, or rolls up one and comes to rest at
+    its top end as the clip ends, slowing down (even acceleration along the slope)."""
+
+    name = "ramp_roll3d"
+    task = "velocity&frequency"
+    fact = "speed"
+    answers = ("accelerating", "decelerating")
+    question = "What is the speed pattern of {subject}?"
+    renderer = "object3d"
+    note = NOTE
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        look, band = _looks(scene, "circle", "block")
+        rng = scene.rng
+        cam = _floor_camera(scene, 0.3)
+        rad = rng.uniform(0.15, 0.2)
+        slope = math.radians(rng.uniform(8.0, 14.0))
+        right = cam.pose[:3, 0] / np.linalg.norm(cam.pose[:3, 0])  # level: the camera is upright
+        s = math.cos(slope) * right * rng.choice([-1.0, 1.0]) + math.sin(slope) * np.eye(3)[1]
+        n = np.cross(np.cross(s, np.eye(3)[1]), s)  # the ramp's upward normal
+        n /= np.linalg.norm(n)
+        z = rng.uniform(-0.3, 0.3)
+        ppm = cam.pixels_per_metre(np.array([0.0, rad, z]))
+        margin = 1.03 * rad * ppm + 3.0
+        span = scene.width - 2 * margin
+        length = rng.uniform(0.55, 0.7) * span / ppm / math.cos(slope)
+        low = np.array([0.0, 0.0, z]) + (rng.uniform(-0.12, 0.12) * span / ppm) * right
+        low -= 0.5 * length * (s - s[1] * np.eye(3)[1])  # centre the ramp's run on screen
+        high = low + length * s
+        side = np.cross(s, n) * 0.3
+        foot = high - high[1] * np.eye(3)[1]
+        wedge = trimesh.convex.convex_hull(
+            np.array([p + k * side for p in (low, high, foot) for k in (-1.0, 1.0)])
+        )
+        d = length * PROFILES[answer](scene.frames / (scene.n - 1))
+        centres = high - d[:, None] * s if answer == "accelerating" else low + d[:, None] * s
+        centres = centres + rad * n
+        axle = np.cross(n, s) * (-1.0 if answer == "accelerating" else 1.0)
+        spun = rng.uniform(0, 2 * math.pi)
+        poses = np.stack(
+            [translate(c) @ rotation(axle, spun + t / rad) for c, t in zip(centres, d)]
+        )
+        ball = trimesh.creation.icosphere(4, rad)
+        paint = np.where(
+            (np.abs(ball.vertices @ axle) < 0.22 * rad)[:, None], band.color, look.color
+        )
+        world = RigidWorld(cam, scene.n, floor=0.0)
+        world.add(wedge, np.eye(4), color=POST)
+        world.add(ball, poses, vertex_colors=paint)
+        scene.world = world
+        scene.meta["paints"] = world.paints()
+        px = cam.project(centres)
+        look.size = 1.03 * rad * ppm + 1.0
+        scale = np.array([cam.pixels_per_metre(c) for c in centres]) / ppm
+        _add(scene, "subject", look, "ball", x=px[:, 0], y=px[:, 1], scale=scale)
+        scene.ask(["subject"], kind="position")
+
+
+@register_motion
+class MoonLaps3D(Motion):
+    """A moon circles a planet N whole times (N <= 3 keeps each sampled step well under a
+    quarter turn on screen), on a plane facing the camera, tilted up to 25 degrees."""
+
+    name = "moon_laps3d"
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3)
+    question = "How many full loops does {subject} make around {o1}?"
+    renderer = "object3d"
+    note = NOTE
+
+    def animate(self, scene: Scene, answer: int) -> None:
+        def phase(rng: np.random.Generator) -> np.ndarray:
+            sense = rng.choice([-1.0, 1.0])
+            return rng.uniform(0, 360) + sense * 360.0 * answer * scene.frames / (scene.n - 1)
+
+        orbit_clip(scene, phase, kind="loop")

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from tempogen.config import config_from_dict
-from tempogen.generators.motion import MOTIONS, Motion, Scene, register_motion
+from tempogen.generators.motion import MOTIONS, Motion, Scene, get_motion, register_motion
 from tempogen.labels import Labels
 
 
@@ -191,3 +191,54 @@ def test_tomato_scale_config_has_tomatos_counts_mix_and_durations() -> None:
     assert 8.5 < seconds.mean() < 10.0
     kinds = Counter(MOTIONS[s.motion].renderer for s in specs)
     assert kinds["human"] / len(specs) > 0.38 and kinds["object3d"] / len(specs) > 0.38
+
+
+TASKS = ("count", "direction", "rotation", "shape&trend", "velocity&frequency", "visual_cues")
+
+
+def _objects_only(samples: int, size: list[int]):
+    """Every task, with only the 3D-object patterns allowed and all slots going to them."""
+    get_motion("spin")  # registers every built-in pattern
+    solid = sorted(name for name, m in MOTIONS.items() if m.renderer == "object3d")
+    return config_from_dict(
+        {
+            "tasks": list(TASKS),
+            "motions": solid,
+            "samples_per_task": samples,
+            "size": size,
+            "fps": 12,
+            "duration": [3, 4],
+            "scenes3d": {"humans": 0, "objects": 1.0, "duration": [3, 4]},
+        }
+    )
+
+
+def test_objects_only_config_gives_every_task_every_class_in_3d() -> None:
+    # issue 12: a motions filter of 3D-object patterns fills every task, on every class
+    from tempogen.generators.build import _classes, plan
+
+    specs = plan(_objects_only(40, [320, 180]))
+    for task in TASKS:
+        mine = [s for s in specs if s.task == task]
+        assert len(mine) == 40, task
+        assert all(MOTIONS[s.motion].renderer == "object3d" for s in mine), task
+        flat = _classes([m for m in MOTIONS.values() if m.task == task and m.renderer == "2d"])
+        got = {(MOTIONS[s.motion].fact, s.answer_key) for s in mine}
+        assert set(flat) <= got, (task, set(flat) - got)
+
+
+@pytest.mark.slow
+def test_objects_only_build_renders_and_passes_the_pixel_audit(tmp_path) -> None:
+    from tempogen.builders.audit.verify import verify_row
+    from tempogen.generators.build import plan, render_spec
+    from tempogen.generators.motion import certify
+
+    specs = plan(_objects_only(2, [320, 180]))
+    assert {s.task for s in specs} == set(TASKS)
+    for spec in specs:
+        row = render_spec(spec, tmp_path)
+        assert row["note"] == "simulated 3D objects"
+        cert = certify(Labels.from_json(row["labels"]))  # from the stored labels
+        assert cert.ok(MOTIONS[spec.motion].fact, spec.answer_key), (spec.id, cert)
+        verdict = verify_row(row, tmp_path)
+        assert verdict is not None and verdict.ok, verdict

@@ -165,10 +165,14 @@ TASK_NAMES = (
     "ball_bounce3d",
     "ball_rhythm3d",
     "lamp_flash3d",
+    "moon_laps3d",
     "lamp_blink3d",
     "lamp_order3d",
+    "roll_order3d",
     "ball_pace3d",
+    "ramp_roll3d",
     "fly_shape3d",
+    "cube_fly3d",
     "balloon3d",
 )
 TASK_CASES = [(name, key) for name in TASK_NAMES for key in MOTIONS[name].keys()]
@@ -177,20 +181,31 @@ TASK_CASES = [(name, key) for name in TASK_NAMES for key in MOTIONS[name].keys()
 def test_new_patterns_cover_their_tasks_2d_classes() -> None:
     from tempogen.generators.motion import motions_for
 
-    for task in ("count", "velocity&frequency", "shape&trend", "visual_cues", "direction"):
+    for task in ("count", "direction", "rotation", "shape&trend", "velocity&frequency"):
         flat = {(m.fact, k) for m in motions_for(task) if m.renderer == "2d" for k in m.keys()}
         solid = {
             (m.fact, k) for m in motions_for(task) if m.renderer == "object3d" for k in m.keys()
         }
-        assert flat <= solid or task == "visual_cues", (task, flat - solid)
-    # visual cues: every lamp order the 2D lamps ask; "which moves first" is for humans
-    lamps = set(MOTIONS["lamp_order3d"].keys())
-    assert lamps == set(MOTIONS["first_light"].keys())
+        assert flat and flat <= solid, (task, flat - solid)
+    # visual cues: each 3D pattern alone answers every order the 2D patterns ask
+    flat = {k for m in motions_for("visual_cues") if m.renderer == "2d" for k in m.keys()}
+    for name in ("lamp_order3d", "roll_order3d"):
+        assert set(MOTIONS[name].keys()) == flat, name
 
 
-@pytest.mark.parametrize("name,key", TASK_CASES)
-def test_new_patterns_certify_and_pixels_give_the_label_answer(name: str, key: str) -> None:
-    seed = zlib.crc32(f"{name}/{key}".encode()) % 1000
+# one seed per class always; two more (other scenes, other clip lengths) in the slow run
+SEEDED = [(name, key, 0) for name, key in TASK_CASES] + [
+    pytest.param(name, key, extra, marks=pytest.mark.slow)
+    for name, key in TASK_CASES
+    for extra in (1, 2)
+]
+
+
+@pytest.mark.parametrize("name,key,extra", SEEDED)
+def test_new_patterns_certify_and_pixels_give_the_label_answer(
+    name: str, key: str, extra: int
+) -> None:
+    seed = zlib.crc32(f"{name}/{key}".encode()) % 1000 + 1000 * extra
     scene = _scene(name, key, seed)
     labels = scene.labels()
     motion = MOTIONS[name]
@@ -264,7 +279,81 @@ def test_paced_ball_rolls_without_slipping_at_a_fixed_depth() -> None:
     assert np.all(np.abs(steps[1:]) >= np.abs(steps[:-1]) - 1e-9)  # speeds up
 
 
-@pytest.mark.parametrize("name,key", [("fly_shape3d", "star"), ("balloon3d", "up-left")])
+@pytest.mark.parametrize("key", ["accelerating", "decelerating"])
+def test_ramp_ball_rolls_on_the_slope_down_from_rest_or_up_to_rest(key: str) -> None:
+    scene = _scene("ramp_roll3d", key)
+    ramp, ball = scene.world.bodies
+    centres = ball.poses[:, :3, 3]
+    radius = float(np.linalg.norm(ball.mesh.vertices, axis=1).max())
+    # the ramp's top face: the face whose normal points most upwards
+    top = int(np.argmax(ramp.mesh.face_normals[:, 1]))
+    normal = ramp.mesh.face_normals[top]
+    on = ramp.mesh.vertices[ramp.mesh.faces[top][0]]
+    assert 0.1 < np.degrees(np.arccos(normal[1])) < 15  # a slope, gravity down
+    assert np.allclose((centres - on) @ normal, radius)  # resting on the slope throughout
+    height = centres[:, 1]
+    speed = np.linalg.norm(np.diff(centres, axis=0), axis=1)
+    if key == "accelerating":  # down from rest: lower and faster every frame
+        assert np.all(np.diff(height) < 0) and np.all(np.diff(speed) > 0)
+        assert speed[0] < 0.1 * speed[-1]
+    else:  # up the slope, slower every frame, at rest as the clip ends
+        assert np.all(np.diff(height) > 0) and np.all(np.diff(speed) < 0)
+        assert speed[-1] < 0.1 * speed[0]
+    # rolling without slipping: turned about the axle (across the slope) by distance / radius
+    travel = np.linalg.norm(centres - centres[0], axis=1)
+    rel = ball.poses[:, :3, :3] @ ball.poses[0, :3, :3].T
+    turn = np.arccos(np.clip((np.trace(rel, axis1=1, axis2=2) - 1) / 2, -1, 1))
+    small = travel / radius < np.pi * 0.9
+    assert np.allclose(turn[small], travel[small] / radius, atol=1e-6)
+    spin = rel[1] - rel[1].T  # the axis of the first step's turn, times 2 sin(turn)
+    axis = np.array([spin[2, 1], spin[0, 2], spin[1, 0]])
+    assert abs(axis @ normal) < 1e-6 and abs(axis @ (centres[1] - centres[0])) < 1e-9
+
+
+@pytest.mark.parametrize("laps", [1, 2, 3])
+def test_moon_circles_its_planet_exactly_the_counted_laps(laps: int) -> None:
+    scene = _scene("moon_laps3d", str(laps))
+    planet, moon = scene.world.bodies
+    offset = moon.poses[:, :3, 3] - planet.poses[:3, 3]
+    cam = scene.world.camera
+    right = cam.pose[:3, 0]
+    # the orbit's plane is tilted about the camera's right axis: its angle in 3D, unwrapped
+    normal = np.cross(offset[0], offset[len(offset) // 7])
+    in_plane_up = np.cross(normal / np.linalg.norm(normal), right)
+    turned = np.unwrap(np.arctan2(offset @ in_plane_up, offset @ right))
+    assert abs(abs(turned[-1] - turned[0]) - 2 * np.pi * laps) < 1e-6
+    assert np.allclose(np.linalg.norm(offset, axis=1), np.linalg.norm(offset[0]))
+    assert answer_key("count", answer_of(scene.labels())) == str(laps)
+
+
+def test_rolling_balls_rest_until_their_onset_and_roll_towards_the_camera() -> None:
+    scene = _scene("roll_order3d", "obj3")
+    labels = scene.labels()
+    cam = scene.world.camera
+    balls = scene.world.bodies
+    assert len(balls) == 3
+    for ball in balls:
+        name = next(t.name for t in labels.tracks if tuple(t.color) == tuple(ball.color))
+        t = labels.track(name)
+        centres = ball.poses[:, :3, 3]
+        radius = float(np.linalg.norm(ball.mesh.vertices, axis=1).max())
+        assert np.allclose(centres[:, 1], radius)  # on the floor throughout
+        assert np.allclose(cam.project(centres), np.c_[t.x, t.y])
+        z = centres[:, 2]
+        assert np.all(np.diff(z) >= 0) and z[-1] - z[0] > 0.5  # towards the camera, never back
+        moving = np.flatnonzero(np.diff(z) > 0)
+        assert moving[0] > 0  # at rest at the start
+        # rolling without slipping: the turn about the axle is distance over radius
+        turn = np.arctan2(ball.poses[:, 2, 1], ball.poses[:, 1, 1])
+        travel = z - z[0]
+        small = travel / radius < np.pi * 0.9
+        assert np.allclose(turn[small], travel[small] / radius, atol=1e-6)
+    assert answer_key("order", answer_of(labels)) == "obj3"
+
+
+@pytest.mark.parametrize(
+    "name,key", [("fly_shape3d", "star"), ("cube_fly3d", "square"), ("balloon3d", "up-left")]
+)
 def test_airborne_paths_are_their_labelled_pixels(name: str, key: str) -> None:
     scene = _scene(name, key)
     ball = scene.world.bodies[0]
