@@ -99,9 +99,15 @@ FFMPEG_FILTER = (
 
 # -- inputs ---------------------------------------------------------------------------------
 def ffmpeg_exe() -> str:
+    """The system's ffmpeg CLI, else the static build imageio-ffmpeg ships (moviepy's)."""
     exe = shutil.which("ffmpeg")
     if exe is None:
-        sys.exit("bench_edit: the ffmpeg CLI is needed (apt-get install -y ffmpeg)")
+        try:
+            import imageio_ffmpeg
+
+            exe = imageio_ffmpeg.get_ffmpeg_exe()
+        except (ImportError, RuntimeError):
+            sys.exit("bench_edit: an ffmpeg CLI is needed (apt-get install -y ffmpeg)")
     return exe
 
 
@@ -632,7 +638,7 @@ def headline_figures(result: dict[str, Any]) -> list[dict[str, Any]]:
     from _results import figure
 
     a = result["part_a"]
-    rate = {k: v["frames"] / v["wall_s_best"] for k, v in a.items()}
+    rate = {k: v["frames"] / v["wall_s_best"] for k, v in a["results"].items()}
     return [
         figure(
             "edit",
