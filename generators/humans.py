@@ -18,6 +18,7 @@ from __future__ import annotations
 import colorsys
 import functools
 import math
+import os
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -806,6 +807,26 @@ class HumanMotion(Motion):
 
 
 # imported motions -----------------------------------------------------------------------
+
+
+def render_motion_files(
+    seq: PoseSequence, out: str | Path, joints: str | Path, **kw: Any
+) -> dict[str, Any]:
+    """:func:`render_motion` into ``out`` plus its ground truth as JSON in ``joints``, written
+    as one unit: the video takes its name only after the joints file is written, and a failure
+    (a full disk) leaves neither, so no clip is ever found without its labels."""
+    from tempogen.io import dumps, write_text
+    from tempogen.resume import discard_on_error, staging
+
+    out, joints = Path(out), Path(joints)
+    partial, partial_joints = staging(out), staging(joints)
+    with discard_on_error(partial, partial_joints):  # an earlier pair stays as it was
+        truth = render_motion(seq, partial, **kw)
+        truth["video"] = str(out)
+        write_text(partial_joints, dumps(truth) + "\n")
+    os.replace(partial_joints, joints)  # renames only: no space needed, nothing can half-fail
+    os.replace(partial, out)
+    return truth
 
 
 def render_motion(

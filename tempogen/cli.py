@@ -58,17 +58,16 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _human_render(args: argparse.Namespace) -> int:
-    from tempogen.generators.humans import render_motion
+    from tempogen.generators.humans import render_motion_files
     from tempogen.generators.motion_import import load_motion
-    from tempogen.io import dumps, write_text
 
     seq = load_motion(args.motion, fps=args.fps)
     w, h = args.size
-    truth = render_motion(
-        seq, args.out, width=w, height=h, body_path=args.body or "", background=args.background
-    )
     joints = args.out.rsplit(".", 1)[0] + ".joints.json"
-    write_text(joints, dumps(truth) + "\n")
+    truth = render_motion_files(
+        seq, args.out, joints, width=w, height=h, body_path=args.body or "",
+        background=args.background,
+    )  # fmt: skip
     print(
         f"{args.out}: {truth['num_frames']} frames at {truth['fps']:g} fps, {w}x{h}, body {truth['body_model']}"
     )

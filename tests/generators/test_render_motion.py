@@ -65,3 +65,33 @@ def test_human_render_bad_file_is_one_clear_line(tmp_path, capsys) -> None:
     err = capsys.readouterr().err
     assert "walk.npz" in err and "trans" in err
     assert not (tmp_path / "x.mp4").exists()
+
+
+def test_clip_and_joints_are_written_as_one_unit(tmp_path) -> None:
+    # issue 13 item 6: a full disk left an mp4 without its joints.json
+    import pytest
+
+    from tempogen.errors import OutputError
+    from tempogen.generators.humans import render_motion_files
+    from tempogen.generators.motion_import import load_motion
+
+    src = tmp_path / "raise.npz"
+    _amass_arm_raise(src)
+    seq = load_motion(src, fps=30)
+    out, joints = tmp_path / "raise.mp4", tmp_path / "raise.joints.json"
+    render_motion_files(seq, out, joints, width=192, height=108)
+    before = out.read_bytes(), joints.read_bytes()
+    blocked = tmp_path / "blocked"  # the joints cannot be written: neither file appears
+    blocked.mkdir()
+    (blocked / ".x.joints.json.partial").mkdir()  # a directory where the joints must go
+    with pytest.raises((OSError, OutputError)):
+        render_motion_files(
+            seq, blocked / "x.mp4", blocked / "x.joints.json", width=192, height=108
+        )
+    assert sorted(p.name for p in blocked.iterdir()) == [".x.joints.json.partial"]
+    # an earlier pair is left as it was when a rerun fails
+    (tmp_path / ".raise.joints.json.partial").mkdir()
+    with pytest.raises((OSError, OutputError)):
+        render_motion_files(seq, out, joints, width=192, height=108, seed=3)
+    assert (out.read_bytes(), joints.read_bytes()) == before
+    assert not (tmp_path / ".raise.mp4.partial").exists()
