@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from tempogen.generators.humans import (
+    COMPANION_P,
     FIRST_PERSON_P,
     HAND_RADIUS,
     SIDE_SIGN,
@@ -48,11 +49,17 @@ def _eased(frames: np.ndarray, knots: list[int]) -> np.ndarray:
 
 
 def _hand_start(
-    scene: Scene, name: str, half: float, forward: float = 0.32, lift: float = 0.0
+    scene: Scene,
+    name: str,
+    half: float,
+    forward: float = 0.32,
+    lift: float = 0.0,
+    companion: float = 0.0,
 ) -> tuple[Rig, str, np.ndarray]:
     """A person, the working hand's side, a point to work around (``forward`` metres before
     that shoulder, ``lift`` above it) and a camera keeping ``half`` metres about it in view.
-    Seen first person, the point moves before the chest, where the eyes look down at it."""
+    Seen first person, the point moves before the chest, where the eyes look down at it;
+    seen third person, a second person stands beside with probability ``companion``."""
     rig = Rig.start(scene, name)
     side = str(scene.rng.choice(SIDES))
     shoulder = rig.rest_point(f"{side}_shoulder")
@@ -66,6 +73,7 @@ def _hand_start(
             forward,
         ]
         box = np.array([[x, y, 0.0] for x in (-half, half) for y in (-half, half)])
+        rig.maybe_companion(companion)
         rig.third_person(rig.frame_points([centre + box], upper=True))
     return rig, side, centre
 
@@ -573,7 +581,7 @@ class AirDrawing(HumanMotion):
     question = "What shape does {subject} draw in the air?"
 
     def animate(self, scene: Scene, answer: str) -> None:
-        rig, side, centre = _hand_start(scene, self.name, 0.3)
+        rig, side, centre = _hand_start(scene, self.name, 0.3, companion=COMPANION_P)
         if answer == "none":
             uv = np.zeros((scene.n, 2))
         else:
