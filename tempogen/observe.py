@@ -169,6 +169,10 @@ def floor_height(labels: Labels, idx: np.ndarray) -> np.ndarray:
     return h - subj.size * subj.scale[idx]
 
 
+FLAT_PX = 0.05  # px: a bounce's fall and rise exceed this, far above the labels' 0.01 px rounding
+PROMINENCE = 0.01  # and 1% of the height's range
+
+
 def contact_mask(labels: Labels, idx: np.ndarray) -> np.ndarray:
     """Sampled frames where the subject bounces: the low turning points of its height.
 
@@ -181,12 +185,17 @@ def contact_mask(labels: Labels, idx: np.ndarray) -> np.ndarray:
     if len(h) < 3:
         return mask
     low = h.min() + 0.5 * (h.max() - h.min())
+    # a bounce falls and rises by a visible amount: wiggles of a few hundredths of a pixel
+    # (an apex after the labels' 0.01 px rounding) are not low turning points
+    from scipy.signal import find_peaks
+
+    deep = set(find_peaks(-h, prominence=max(FLAT_PX, PROMINENCE * (h.max() - h.min())))[0])
     i = 1
     while i < len(h) - 1:
         j = i
         while j + 1 < len(h) - 1 and abs(h[j + 1] - h[i]) < 1e-9:
             j += 1  # a flat run counts once
-        if h[i - 1] > h[i] and h[j + 1] > h[j] and h[i] <= low:
+        if h[i - 1] > h[i] and h[j + 1] > h[j] and h[i] <= low and deep & set(range(i, j + 1)):
             mask[i : j + 1] = True
         i = j + 1
     # at either end only a visible touch counts: the turning point itself may lie outside
