@@ -10,32 +10,33 @@ floor ``y = 0`` at the origin, as SMPL's own ``pelvis = J_pelvis + trans`` conve
 - VIBE's global orientation is in camera coordinates (``y`` down, looking along ``+z``): a turn
   of 180 degrees about ``x`` makes a person facing the camera face ``+z`` upright. Its
   weak-perspective camera gives the pelvis's in-plane displacement in metres, not its depth.
-- BVH skeletons are mapped by joint names (CMU, Mixamo, DAZ, Unreal, Blender, 3ds Max biped
-  and SMPL's own spellings) and retargeted bone by bone, so every mapped SMPL bone points the
-  way its BVH bone points whatever the BVH's rest pose.
+- BVH skeletons are mapped by their structure (:mod:`tempogen.generators.bvh_map`: CMU,
+  Mixamo, 3ds Max Biped, Unreal, DAZ, any spine length, any joint names; a YAML joint map
+  overrides it) and retargeted bone by bone, so every mapped SMPL bone points the way its BVH
+  bone points whatever the BVH's rest pose.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import pickle
-import re
 import zipfile
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
-from tempogen.errors import InputFileError
+from tempogen.generators.bvh_map import (
+    SPINE,
+    MotionImportError,
+    Skeleton,
+    describe,
+    load_joint_map,
+    map_skeleton,
+)
 from tempogen.generators.poses import PoseSequence, matrix_to_rotvec, rotvec_to_matrix
-from tempogen.generators.skeleton import INDEX, JOINTS, NUM_JOINTS, PARENTS, REST_JOINTS
-
-
-class MotionImportError(InputFileError):
-    """A motion file that cannot be imported; the message names the file and the field."""
-
+from tempogen.generators.skeleton import INDEX, NUM_JOINTS, PARENTS, REST_JOINTS
 
 # Rotations taking other worlds to ours (y up).
 _Z_UP_TO_Y_UP = Rotation.from_euler("x", -90, degrees=True).as_matrix()
@@ -54,17 +55,22 @@ VIBE_FPS = 30.0
 # dispatch
 
 
-def load_motion(path: str | Path, fps: float | None = None) -> PoseSequence:
+def load_motion(
+    path: str | Path, fps: float | None = None, joint_map: str | Path | None = None
+) -> PoseSequence:
     """Load a motion file by its suffix (.npz AMASS, .pkl VIBE, .bvh), resampled to ``fps``.
 
     VIBE stores no frame rate: its frames are taken as ``VIBE_FPS`` (30) before resampling.
+    ``joint_map`` (YAML, SMPL joint -> BVH joint) applies to BVH files only.
     """
     p = Path(path)
     suffix = p.suffix.lower()
+    if joint_map is not None and suffix != ".bvh":
+        raise MotionImportError(f"{p}: a joint map applies to BVH files only, not {suffix!r}")
     if suffix == ".npz":
         return load_amass(p, fps)
     if suffix == ".bvh":
-        return load_bvh(p, fps)
+        return load_bvh(p, fps, joint_map=joint_map)
     if suffix in (".pkl", ".pickle", ".joblib"):
         seq = load_vibe(p)
         return seq if fps is None or fps == seq.fps else seq.resample(fps)
@@ -276,48 +282,18 @@ def _vibe_track(p: Path, tid: Any, tr: dict, fps: float) -> PoseSequence:
 # --------------------------------------------------------------------------------------------
 # BVH
 
-_SIDED_ALIASES: dict[str, tuple[str, ...]] = {
-    "collar": ("shoulder", "collar", "clavicle", "clav", "scapula"),
-    "shoulder": ("arm", "uparm", "upperarm", "shldr", "humerus"),
-    "elbow": ("forearm", "lowarm", "lowerarm", "elbow"),
-    "wrist": ("hand", "wrist"),
-    "hand": ("handmiddle1", "middle1", "fingerbase", "handindex1", "index1"),
-    "hip": ("upleg", "upperleg", "thigh", "hip", "femur"),
-    "knee": ("leg", "lowleg", "lowerleg", "knee", "shin", "calf"),
-    "ankle": ("foot", "ankle"),
-    "foot": ("toebase", "toe", "toes", "toe0", "ball"),
-}
-_REQUIRED = (
-    "pelvis",
-    "left_hip",
-    "right_hip",
-    "left_knee",
-    "right_knee",
-    "left_ankle",
-    "right_ankle",
-    "left_shoulder",
-    "right_shoulder",
-    "left_elbow",
-    "right_elbow",
-    "left_wrist",
-    "right_wrist",
-)
-_HINTS = {
-    "pelvis": "Hips",
-    "spine": "LowerBack/Spine/Spine1 between the hips and the arms",
-    "hip": "UpLeg",
-    "knee": "Leg",
-    "ankle": "Foot",
-    "shoulder": "Arm",
-    "elbow": "ForeArm",
-    "wrist": "Hand",
-}
-_SPINE = (INDEX["spine1"], INDEX["spine2"], INDEX["spine3"])
-_SMPL_STYLE_MIN = 20  # a skeleton naming this many SMPL joints is mapped by SMPL's own names
 
-
-def load_bvh(path: str | Path, fps: float | None = None, up: str = "auto") -> PoseSequence:
+def load_bvh(
+    path: str | Path,
+    fps: float | None = None,
+    up: str = "auto",
+    joint_map: str | Path | dict[str, str | None] | None = None,
+) -> PoseSequence:
     """A BVH motion retargeted onto SMPL's 24 joints, resampled to ``fps`` if given.
+
+    Which BVH joint drives which SMPL joint is read from the skeleton's structure
+    (:mod:`tempogen.generators.bvh_map`); ``joint_map`` (a YAML file or a dict of SMPL joint
+    -> BVH joint name, ``None`` to leave one unmapped) overrides any of it.
 
     ``up`` is the BVH world's up axis (``"+y"``, ``"+z"``, ...); ``"auto"`` reads it from the
     hips-to-chest direction. Units become metres by the ratio of the mannequin's hip height to
@@ -328,10 +304,9 @@ def load_bvh(path: str | Path, fps: float | None = None, up: str = "auto") -> Po
     _check_fps(p, fps)
     bvh = _read_bvh(p)
     nodes = bvh.nodes
-    parent = [nodes.index(n.parent) if n.parent is not None else -1 for n in nodes]
-    is_joint = [not n.is_end_site() for n in nodes]
+    skeleton, mapping = _mapped(p, bvh, joint_map)
+    parent, is_joint, rest = skeleton.parent, skeleton.is_joint, skeleton.rest
     joint_col = {i: c for c, i in enumerate(i for i in range(len(nodes)) if is_joint[i])}
-    mapping = _map_skeleton(p, [n.name for n in nodes], parent, is_joint)
 
     _, local = bvh.to_rotmat()
     n_frames = local.shape[0]
@@ -344,12 +319,11 @@ def load_bvh(path: str | Path, fps: float | None = None, up: str = "auto") -> Po
         else:
             glob[:, i] = glob[:, parent[i]] @ local[:, joint_col[i]]
     pos = bvh.node_positions()
-    rest = bvh.rest_pose_positions()
     if not (np.isfinite(pos).all() and np.isfinite(glob).all()):
         raise MotionImportError(f"{p}: MOTION: NaN or infinite channel values")
 
     hips = mapping[INDEX["pelvis"]]
-    chest = mapping[max(j for j in _SPINE if j in mapping)]
+    chest = mapping[max(j for j in SPINE if j in mapping)]
     to_y = _up_rotation(p, up, pos[:, hips], pos[:, chest])
     pos = pos @ to_y.T
     rest = rest @ to_y.T
@@ -368,6 +342,46 @@ def load_bvh(path: str | Path, fps: float | None = None, up: str = "auto") -> Po
     return seq if fps is None or fps == seq.fps else seq.resample(fps)
 
 
+def skeleton_map(
+    path: str | Path, joint_map: str | Path | dict[str, str | None] | None = None
+) -> dict[str, str]:
+    """Which BVH joint drives each SMPL joint in ``path`` (SMPL name -> BVH name), as
+    :func:`load_bvh` maps it: what ``tempogen human map`` prints, and a joint map to edit."""
+    p = Path(path)
+    bvh = _read_bvh(p)
+    skeleton, mapping = _mapped(p, bvh, joint_map)
+    return describe(skeleton, mapping)
+
+
+def _mapped(
+    path: Path, bvh: Any, joint_map: str | Path | dict[str, str | None] | None
+) -> tuple[Skeleton, dict[int, int]]:
+    nodes = bvh.nodes
+    parent = [nodes.index(n.parent) if n.parent is not None else -1 for n in nodes]
+    is_joint = [not n.is_end_site() for n in nodes]
+    names = [n.name for n in nodes]
+    full = iter(_joint_names(path))
+    names = [next(full, n) if j else n for n, j in zip(names, is_joint)]
+    skeleton = Skeleton(names, parent, is_joint, bvh.rest_pose_positions())
+    map_path = joint_map if isinstance(joint_map, (str, Path)) else None
+    given = load_joint_map(joint_map) if map_path is not None else joint_map
+    return skeleton, map_skeleton(path, skeleton, given, map_path)
+
+
+def _joint_names(path: Path) -> list[str]:
+    """Every ROOT/JOINT name in file order, whole: 3ds Max writes ``JOINT Bip01 L Thigh``
+    (the reader keeps only the first word)."""
+    out = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            words = line.split()
+            if words and words[0] == "MOTION":
+                break
+            if len(words) > 1 and words[0] in ("ROOT", "JOINT"):
+                out.append(" ".join(words[1:]))
+    return out
+
+
 def _read_bvh(path: Path) -> Any:
     if not path.is_file():
         raise MotionImportError(f"{path}: no such file")
@@ -377,142 +391,6 @@ def _read_bvh(path: Path) -> Any:
         return pybvh.read_bvh_file(path, world_up="+y")
     except Exception as exc:  # the reader raises ValueError, IndexError, ... on bad text
         raise MotionImportError(f"{path}: not a readable BVH file: {exc}") from exc
-
-
-def _split_name(name: str) -> tuple[str, str]:
-    """(side, base) of a BVH joint name: side is 'left', 'right' or ''."""
-    name = re.split(r"[:|]", name)[-1]
-    tokens = [t for t in re.split(r"[\s_\-.]+", name) if t and not re.fullmatch(r"(?i)bip\d*", t)]
-    if not tokens:
-        return "", ""
-    for i in (0, -1):
-        word = tokens[i].lower()
-        if len(tokens) > 1 and word in ("l", "left", "r", "right"):
-            del tokens[i]
-            return ("left" if word[0] == "l" else "right"), "".join(tokens).lower()
-    joined = "".join(tokens)
-    low = joined.lower()
-    for side in ("left", "right"):
-        if low.startswith(side) and len(low) > len(side):
-            return side, low[len(side) :]
-    if len(joined) > 1 and joined[0] in "lLrR" and joined[1].isupper():
-        return ("left" if joined[0] in "lL" else "right"), low[1:]
-    return "", low
-
-
-def _map_skeleton(
-    path: Path, names: list[str], parent: list[int], is_joint: list[bool]
-) -> dict[int, int]:
-    """SMPL joint index -> BVH node index, checked to form the same tree."""
-    depth = [0] * len(names)
-    for i, pa in enumerate(parent):
-        depth[i] = depth[pa] + 1 if pa >= 0 else 0
-    joints = [i for i in range(len(names)) if is_joint[i]]
-
-    def ancestors(i: int) -> list[int]:
-        out = []
-        while i >= 0:
-            out.append(i)
-            i = parent[i]
-        return out
-
-    smpl_style = {}
-    for i in joints:
-        key = re.sub(r"[\s\-.]+", "_", re.split(r"[:|]", names[i])[-1].lower())
-        key = re.sub(r"^l_", "left_", re.sub(r"^r_", "right_", key))
-        if key in INDEX and INDEX[key] not in smpl_style:
-            smpl_style[INDEX[key]] = i
-    if len(smpl_style) >= _SMPL_STYLE_MIN:
-        mapping = smpl_style
-    else:
-        mapping = _map_by_aliases(names, joints, depth)
-        legs = [mapping.get(INDEX[f"{s}_hip"]) for s in ("left", "right")]
-        if INDEX["pelvis"] not in mapping and None not in legs:
-            left, right = (ancestors(a) for a in legs)
-            mapping[INDEX["pelvis"]] = next(a for a in left if a in right)
-        spine = _spine_chain(mapping, ancestors, names)
-        for k, node in zip(_spine_slots(len(spine)), spine):
-            mapping[k] = node
-
-    missing = [JOINTS[j] for j in (INDEX[n] for n in _REQUIRED) if j not in mapping]
-    if not any(j in mapping for j in _SPINE):
-        missing.insert(1, "spine")
-    if missing:
-        hints = []
-        for m in missing:
-            part = m.split("_")[-1]
-            side = m.split("_")[0].capitalize() if "_" in m else ""
-            hints.append(f"{m} (e.g. {side}{_HINTS[part]})")
-        raise MotionImportError(
-            f"{path}: cannot map the skeleton onto SMPL's joints: found no joint for "
-            f"{', '.join(hints)}; joints in the file: {', '.join(names[i] for i in joints)}"
-        )
-    for j, node in mapping.items():
-        k = PARENTS[j]
-        while k >= 0 and k not in mapping:
-            k = PARENTS[k]
-        if k >= 0 and (mapping[k] == node or mapping[k] not in ancestors(node)):
-            raise MotionImportError(
-                f"{path}: joint {names[node]!r} (mapped to SMPL {JOINTS[j]}) is not below "
-                f"{names[mapping[k]]!r} (mapped to SMPL {JOINTS[k]}) in the hierarchy"
-            )
-    return mapping
-
-
-def _map_by_aliases(names: list[str], joints: list[int], depth: list[int]) -> dict[int, int]:
-    best: dict[int, tuple[int, int, int]] = {}
-
-    def offer(j: int, rank: int, node: int) -> None:
-        cand = (rank, depth[node], node)
-        if j not in best or cand < best[j]:
-            best[j] = cand
-
-    for i in joints:
-        side, base = _split_name(names[i])
-        if side:
-            for part, aliases in _SIDED_ALIASES.items():
-                if base in aliases:
-                    offer(INDEX[f"{side}_{part}"], aliases.index(base), i)
-        elif base in ("hips", "hip", "pelvis"):
-            offer(INDEX["pelvis"], 0, i)
-        elif base.startswith("neck"):
-            offer(INDEX["neck"], 0, i)
-        elif base == "head":
-            offer(INDEX["head"], 0, i)
-    return {j: c[2] for j, c in best.items()}
-
-
-def _spine_chain(
-    mapping: dict[int, int], ancestors: Callable[[int], list[int]], names: list[str]
-) -> list[int]:
-    """BVH joints from just above the hips up to where the arms branch off (or the neck)."""
-    hips = mapping.get(INDEX["pelvis"])
-    arms = [mapping.get(INDEX[f"{s}_shoulder"]) for s in ("left", "right")]
-    if hips is None or None in arms:
-        return []
-    left, right = (ancestors(a) for a in arms)
-    branch = next(a for a in left if a in right)
-    chain = ancestors(branch)
-    if hips not in chain or branch == hips:
-        return []
-    chain = chain[: chain.index(hips)][::-1]
-    neck = mapping.get(INDEX["neck"])
-    if neck in chain:
-        chain = chain[: chain.index(neck)]
-    return chain
-
-
-def _spine_slots(n: int) -> list[int]:
-    """Which of spine1..3 a spine chain of ``n`` joints fills, in chain order."""
-    if n == 0:
-        return []
-    if n == 1:
-        return [_SPINE[2]]
-    if n == 2:
-        return [_SPINE[0], _SPINE[2]]
-    slots = [-1] * n
-    slots[0], slots[(n - 1) // 2 if n > 3 else 1], slots[-1] = _SPINE
-    return slots
 
 
 def _up_rotation(path: Path, up: str, hips: np.ndarray, chest: np.ndarray) -> np.ndarray:

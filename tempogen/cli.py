@@ -61,7 +61,7 @@ def _human_render(args: argparse.Namespace) -> int:
     from tempogen.generators.humans import render_motion_files
     from tempogen.generators.motion_import import load_motion
 
-    seq = load_motion(args.motion, fps=args.fps)
+    seq = load_motion(args.motion, fps=args.fps, joint_map=args.joint_map)
     w, h = args.size
     joints = args.out.rsplit(".", 1)[0] + ".joints.json"
     truth = render_motion_files(
@@ -72,6 +72,16 @@ def _human_render(args: argparse.Namespace) -> int:
         f"{args.out}: {truth['num_frames']} frames at {truth['fps']:g} fps, {w}x{h}, body {truth['body_model']}"
     )
     print(f"{joints}: camera and 24 joints per frame (3D metres, 2D pixels)")
+    return 0
+
+
+def _human_map(args: argparse.Namespace) -> int:
+    import json
+
+    from tempogen.generators.motion_import import skeleton_map
+
+    for smpl, bvh in skeleton_map(args.motion, args.joint_map).items():
+        print(f"{smpl}: {json.dumps(bvh)}")
     return 0
 
 
@@ -458,7 +468,16 @@ def build_parser() -> argparse.ArgumentParser:
     hr.add_argument("--size", default="640x360", type=_size, help="WIDTHxHEIGHT (default 640x360)")
     hr.add_argument("--body", help="SMPL/SMPL-H/SMPL-X model file or folder (default: embedded)")
     hr.add_argument("--background", default="solid", choices=("solid", "gradient", "grid", "noise"))
+    hr.add_argument(
+        "--joint-map", help="YAML of SMPL joint: BVH joint overriding the mapping (BVH only)"
+    )
     hr.set_defaults(func=_human_render)
+    hm = husub.add_parser(
+        "map", help="print which BVH joint drives each SMPL joint (YAML, a joint map to edit)"
+    )
+    hm.add_argument("motion", help="BVH file")
+    hm.add_argument("--joint-map", help="YAML of SMPL joint: BVH joint laid over the mapping")
+    hm.set_defaults(func=_human_map)
 
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
     m.set_defaults(func=_motions)

@@ -10,12 +10,14 @@ import numpy as np
 import pytest
 from scipy.spatial.transform import Rotation
 
+from tempogen.generators.humans import render_motion_files
 from tempogen.generators.motion_import import (
     MotionImportError,
     load_amass,
     load_bvh,
     load_motion,
     load_vibe,
+    skeleton_map,
 )
 from tempogen.generators.poses import PoseSequence, rotvec_to_matrix
 from tempogen.generators.skeleton import INDEX, PARENTS, REST_JOINTS
@@ -608,3 +610,444 @@ def test_bvh_missing_arm_and_bad_text(tmp_path: Path) -> None:
 def test_unknown_suffix(tmp_path: Path) -> None:
     with pytest.raises(MotionImportError, match=r"clip\.fbx.*'\.fbx'"):
         load_motion(tmp_path / "clip.fbx")
+
+
+# ------------------------------------------------------------ BVH layouts mapped by structure
+
+
+def _at(role: str, side: str = "") -> np.ndarray:
+    """A mannequin joint's rest position in cm (``side`` fills a ``{s}`` in the role)."""
+    return REST_JOINTS[INDEX[role.format(s=side)]] * 100.0
+
+
+class _Layout:
+    """A BVH skeleton written node by node at absolute rest positions (cm), with the SMPL
+    role each node is expected to play."""
+
+    def __init__(self) -> None:
+        self.nodes: list[tuple[str, str | None, np.ndarray]] = []
+        self.ends: dict[str, np.ndarray] = {}
+        self.roles: dict[str, str] = {}
+        self.where: dict[str, np.ndarray] = {}
+
+    def add(self, name: str, parent: str | None, pos, role: str = "") -> str:
+        self.nodes.append((name, parent, np.asarray(pos, dtype=np.float64)))
+        self.where[name] = np.asarray(pos, dtype=np.float64)
+        if role:
+            self.roles[role] = name
+        return name
+
+    def chain(self, parent: str, links) -> str:
+        """Nodes one below the other: (name, position, role) each."""
+        for name, pos, role in links:
+            parent = self.add(name, parent, pos, role)
+        return parent
+
+    def end(self, name: str, pos) -> None:
+        self.ends[name] = np.asarray(pos, dtype=np.float64) - self.where[name]
+
+    def joints(self) -> list[tuple[str, str | None, np.ndarray]]:
+        """(name, parent, offset) in depth-first-compatible order, as ``_bvh_text`` wants."""
+        return [(n, p, pos - self.where[p] if p else np.zeros(3)) for n, p, pos in self.nodes]
+
+    def text(self, local: dict[str, np.ndarray], root: np.ndarray, world=np.eye(3)) -> str:
+        names = {n: n for n, _, _ in self.nodes}
+        return _bvh_text(self.joints(), self.ends, names, root, local, 1 / 30, world)
+
+
+def _lowered(p: np.ndarray, side: str, degrees: float) -> np.ndarray:
+    """An arm point turned down about the shoulder by ``degrees`` (an A-pose rest)."""
+    turn = Rotation.from_euler("z", -degrees if side == "left" else degrees, degrees=True)
+    s = _at("{s}_shoulder", side)
+    return s + turn.as_matrix() @ (p - s)
+
+
+def _fingers(lay: _Layout, wrist: str, side: str, name, a_pose: float, hand_role: str) -> None:
+    """Five fingers of three joints and a tip; the middle one's base is SMPL's hand joint."""
+    w, h = _at("{s}_wrist", side), _at("{s}_hand", side)
+    along = (h - w) / np.linalg.norm(h - w)
+    for finger, dz, scale in (("Thumb", 3.5, 0.6), ("Index", 2.0, 0.95), ("Middle", 0.0, 1.0),
+                              ("Ring", -2.0, 0.95), ("Pinky", -3.8, 0.8)):  # fmt: skip
+        base = (w + 0.5 * (h - w) if finger == "Thumb" else h) + [0.0, 0.0, dz]
+        pts = [base + along * scale * k for k in (0.0, 3.5, 6.0, 8.0)]
+        parent = wrist
+        for k, p in enumerate(pts[:3]):
+            role = hand_role if finger == "Middle" and k == 0 else ""
+            parent = lay.add(name(finger, k + 1), parent, _lowered(p, side, a_pose), role)
+        lay.end(parent, _lowered(pts[3], side, a_pose))
+
+
+def _mixamo() -> _Layout:
+    """Mixamo: ``mixamorig:`` names, A-pose rest, five fingers, Toe_End and HeadTop_End."""
+    lay, m, a = _Layout(), "mixamorig:", 40.0
+    lay.add(m + "Hips", None, _at("pelvis"), "pelvis")
+    for s in ("left", "right"):
+        S = s.capitalize()
+        toe = lay.chain(m + "Hips", [
+            (f"{m}{S}UpLeg", _at("{s}_hip", s), f"{s}_hip"),
+            (f"{m}{S}Leg", _at("{s}_knee", s), f"{s}_knee"),
+            (f"{m}{S}Foot", _at("{s}_ankle", s), f"{s}_ankle"),
+            (f"{m}{S}ToeBase", _at("{s}_foot", s), f"{s}_foot"),
+            (f"{m}{S}Toe_End", _at("{s}_foot", s) + [0, 0, 6.0], ""),
+        ])  # fmt: skip
+        lay.end(toe, lay.where[toe] + [0, 0, 2.0])
+    top = lay.chain(m + "Hips", [(m + "Spine", _at("spine1"), "spine1"),
+                                 (m + "Spine1", _at("spine2"), "spine2"),
+                                 (m + "Spine2", _at("spine3"), "spine3")])  # fmt: skip
+    head = lay.chain(top, [(m + "Neck", _at("neck"), "neck"), (m + "Head", _at("head"), "head"),
+                           (m + "HeadTop_End", _at("head") + [0, 18.0, 0], "")])  # fmt: skip
+    lay.end(head, lay.where[head] + [0, 1.0, 0])
+    for s in ("left", "right"):
+        S = s.capitalize()
+        wrist = lay.chain(top, [
+            (f"{m}{S}Shoulder", _at("{s}_collar", s), f"{s}_collar"),
+            (f"{m}{S}Arm", _at("{s}_shoulder", s), f"{s}_shoulder"),
+            (f"{m}{S}ForeArm", _lowered(_at("{s}_elbow", s), s, a), f"{s}_elbow"),
+            (f"{m}{S}Hand", _lowered(_at("{s}_wrist", s), s, a), f"{s}_wrist"),
+        ])  # fmt: skip
+        _fingers(lay, wrist, s, lambda f, k, S=S: f"{m}{S}Hand{f}{k}", a, f"{s}_hand")
+    return lay
+
+
+def _biped() -> _Layout:
+    """3ds Max Biped: a ``Bip01`` root, the thighs hang from ``Bip01 Spine`` (above the
+    pelvis) and the clavicles from ``Bip01 Neck``; three fingers."""
+    lay = _Layout()
+    lay.add("Bip01", None, _at("pelvis"))
+    lay.add("Bip01 Pelvis", "Bip01", _at("pelvis"))
+    hub = lay.add("Bip01 Spine", "Bip01 Pelvis", _at("pelvis") + [0, 6.0, 0], "pelvis")
+    for s in ("left", "right"):
+        L = s[0].upper()
+        toe = lay.chain(hub, [
+            (f"Bip01 {L} Thigh", _at("{s}_hip", s), f"{s}_hip"),
+            (f"Bip01 {L} Calf", _at("{s}_knee", s), f"{s}_knee"),
+            (f"Bip01 {L} Foot", _at("{s}_ankle", s), f"{s}_ankle"),
+            (f"Bip01 {L} Toe0", _at("{s}_foot", s), f"{s}_foot"),
+        ])  # fmt: skip
+        lay.end(toe, lay.where[toe] + [0, 0, 6.0])
+    neck = lay.chain(hub, [("Bip01 Spine1", _at("spine2"), "spine1"),
+                           ("Bip01 Spine2", _at("spine3"), "spine2"),
+                           ("Bip01 Neck", _at("neck"), "spine3")])  # fmt: skip
+    head = lay.add("Bip01 Head", neck, _at("head"), "head")
+    lay.end(head, _at("head") + [0, 18.0, 0])
+    for s in ("left", "right"):
+        L = s[0].upper()
+        wrist = lay.chain(neck, [
+            (f"Bip01 {L} Clavicle", _at("{s}_collar", s), f"{s}_collar"),
+            (f"Bip01 {L} UpperArm", _at("{s}_shoulder", s), f"{s}_shoulder"),
+            (f"Bip01 {L} Forearm", _at("{s}_elbow", s), f"{s}_elbow"),
+            (f"Bip01 {L} Hand", _at("{s}_wrist", s), f"{s}_wrist"),
+        ])  # fmt: skip
+        for k, (dz, role) in enumerate(((3.0, ""), (1.5, ""), (0.0, f"{s}_hand"))):
+            f = lay.chain(wrist, [(f"Bip01 {L} Finger{k}", _at("{s}_hand", s) + [0, 0, dz], role),
+                                  (f"Bip01 {L} Finger{k}1", _at("{s}_hand", s) * [1.03 + 0.01 * k, 1, 1]
+                                   + [0, 0, dz], "")])  # fmt: skip
+            lay.end(f, lay.where[f] * [1.03, 1, 1])
+    return lay
+
+
+def _unreal() -> _Layout:
+    """Unreal (UE5 mannequin): a root on the floor, IK bones, five spine joints, two neck
+    joints, twist bones beside the limbs, metacarpals."""
+    lay = _Layout()
+    lay.add("root", None, np.zeros(3))
+    lay.add("pelvis", "root", _at("pelvis"), "pelvis")
+    for s in ("left", "right"):
+        x = s[0]
+        thigh = lay.add(f"thigh_{x}", "pelvis", _at("{s}_hip", s), f"{s}_hip")
+        lay.end(
+            lay.add(f"thigh_twist_01_{x}", thigh, 0.5 * (_at("{s}_hip", s) + _at("{s}_knee", s))),
+            0.5 * (_at("{s}_hip", s) + _at("{s}_knee", s)) + [0, -3, 0],
+        )
+        toe = lay.chain(thigh, [
+            (f"calf_{x}", _at("{s}_knee", s), f"{s}_knee"),
+            (f"foot_{x}", _at("{s}_ankle", s), f"{s}_ankle"),
+            (f"ball_{x}", _at("{s}_foot", s), f"{s}_foot"),
+        ])  # fmt: skip
+        lay.end(toe, lay.where[toe] + [0, 0, 6.0])
+    spine = [_at("spine1") + (_at("spine3") - _at("spine1")) * k / 4 for k in range(5)]
+    top = lay.chain("pelvis", [(f"spine_0{k + 1}", p, {0: "spine1", 2: "spine2", 4: "spine3"}
+                                .get(k, "")) for k, p in enumerate(spine)])  # fmt: skip
+    head = lay.chain(top, [("neck_01", _at("neck"), "neck"),
+                           ("neck_02", 0.5 * (_at("neck") + _at("head")), ""),
+                           ("head", _at("head"), "head")])  # fmt: skip
+    lay.end(head, _at("head") + [0, 18.0, 0])
+    for s in ("left", "right"):
+        x = s[0]
+        upper = lay.chain(
+            top,
+            [
+                (f"clavicle_{x}", _at("{s}_collar", s), f"{s}_collar"),
+                (f"upperarm_{x}", _at("{s}_shoulder", s), f"{s}_shoulder"),
+            ],
+        )
+        for k, t in ((1, 0.33), (2, 0.66)):
+            p = _at("{s}_shoulder", s) + t * (_at("{s}_elbow", s) - _at("{s}_shoulder", s))
+            lay.end(lay.add(f"upperarm_twist_0{k}_{x}", upper, p), p * [1.02, 1, 1])
+        wrist = lay.chain(
+            upper,
+            [
+                (f"lowerarm_{x}", _at("{s}_elbow", s), f"{s}_elbow"),
+                (f"hand_{x}", _at("{s}_wrist", s), f"{s}_wrist"),
+            ],
+        )
+        w, h = _at("{s}_wrist", s), _at("{s}_hand", s)
+        meta = lay.add(f"middle_metacarpal_{x}", wrist, w + 0.15 * (h - w))
+        lay.roles.pop(f"{s}_hand", None)
+        _fingers(lay, meta, s, lambda f, k, x=x: f"{f.lower()}_0{k}_{x}", 0.0, f"{s}_hand")
+    lay.add("ik_foot_root", "root", np.zeros(3))
+    for s in ("left", "right"):
+        lay.end(lay.add(f"ik_foot_{s[0]}", "ik_foot_root", _at("{s}_ankle", s)),
+                _at("{s}_ankle", s) + [0, 0, 1.0])  # fmt: skip
+    gun = lay.add("ik_hand_gun", lay.add("ik_hand_root", "root", np.zeros(3)), _at("right_wrist"))
+    for s in ("right", "left"):
+        lay.end(lay.add(f"ik_hand_{s[0]}", gun, _at("{s}_wrist", s)), _at("{s}_wrist", s) + 1.0)
+    return lay
+
+
+def _daz() -> _Layout:
+    """DAZ Genesis 3/8: a ``hip`` root, the thighs under ``pelvis`` (its sibling the
+    abdomen), bend/twist pairs in the limbs' own chains, four spine joints."""
+    lay = _Layout()
+    lay.add("hip", None, _at("pelvis"), "pelvis")
+    lay.add("pelvis", "hip", _at("pelvis") - [0, 3.0, 0])
+    for s in ("left", "right"):
+        x = s[0]
+        hip, knee = _at("{s}_hip", s), _at("{s}_knee", s)
+        toe = lay.chain("pelvis", [
+            (f"{x}ThighBend", hip, f"{s}_hip"), (f"{x}ThighTwist", hip + 0.3 * (knee - hip), ""),
+            (f"{x}Shin", knee, f"{s}_knee"), (f"{x}Foot", _at("{s}_ankle", s), f"{s}_ankle"),
+            (f"{x}Metatarsals", 0.5 * (_at("{s}_ankle", s) + _at("{s}_foot", s)), ""),
+            (f"{x}Toe", _at("{s}_foot", s), f"{s}_foot"),
+        ])  # fmt: skip
+        lay.end(toe, lay.where[toe] + [0, 0, 6.0])
+    s1, s3 = _at("spine1"), _at("spine3")
+    top = lay.chain("hip", [("abdomenLower", s1, "spine1"),
+                            ("abdomenUpper", s1 + (s3 - s1) / 3, "spine2"),
+                            ("chestLower", s1 + 2 * (s3 - s1) / 3, ""),
+                            ("chestUpper", s3, "spine3")])  # fmt: skip
+    head = lay.chain(top, [("neckLower", _at("neck"), "neck"),
+                           ("neckUpper", 0.5 * (_at("neck") + _at("head")), ""),
+                           ("head", _at("head"), "head")])  # fmt: skip
+    lay.end(head, _at("head") + [0, 18.0, 0])
+    for s in ("left", "right"):
+        x = s[0]
+        sh, el, wr = _at("{s}_shoulder", s), _at("{s}_elbow", s), _at("{s}_wrist", s)
+        wrist = lay.chain(top, [
+            (f"{x}Collar", _at("{s}_collar", s), f"{s}_collar"),
+            (f"{x}ShldrBend", sh, f"{s}_shoulder"), (f"{x}ShldrTwist", sh + 0.5 * (el - sh), ""),
+            (f"{x}ForearmBend", el, f"{s}_elbow"), (f"{x}ForearmTwist", el + 0.5 * (wr - el), ""),
+            (f"{x}Hand", wr, f"{s}_wrist"),
+        ])  # fmt: skip
+        _fingers(lay, wrist, s, lambda f, k, x=x: f"{x}{f[:3]}{k}", 0.0, f"{s}_hand")
+    return lay
+
+
+def _plain(spine: int, anonymous: bool) -> _Layout:
+    """A bare skeleton with ``spine`` spine joints (Spine, Spine1, ...); ``anonymous`` names
+    every joint ``j00``, ``j01``, ... so only the structure can map it."""
+    lay = _Layout()
+    lay.add("Hips", None, _at("pelvis"), "pelvis")
+    for s in ("left", "right"):
+        S = s.capitalize()
+        toe = lay.chain("Hips", [
+            (f"{S}UpLeg", _at("{s}_hip", s), f"{s}_hip"),
+            (f"{S}Leg", _at("{s}_knee", s), f"{s}_knee"),
+            (f"{S}Foot", _at("{s}_ankle", s), f"{s}_ankle"),
+            (f"{S}ToeBase", _at("{s}_foot", s), f"{s}_foot"),
+        ])  # fmt: skip
+        lay.end(toe, lay.where[toe] + [0, 0, 6.0])
+    s1, s3 = _at("spine1"), _at("spine3")
+    pts = [s1 + (s3 - s1) * k / max(spine - 1, 1) for k in range(spine)] if spine > 1 else [s3]
+    slots = {1: ["spine3"], 2: ["spine1", "spine3"], 3: ["spine1", "spine2", "spine3"],
+             4: ["spine1", "spine2", "", "spine3"]}[spine]  # fmt: skip
+    top = lay.chain("Hips", [("Spine" + (str(k) if k else ""), p, r)
+                             for k, (p, r) in enumerate(zip(pts, slots))])  # fmt: skip
+    head = lay.chain(top, [("Neck", _at("neck"), "neck"), ("Head", _at("head"), "head")])
+    lay.end(head, _at("head") + [0, 18.0, 0])
+    for s in ("left", "right"):
+        S = s.capitalize()
+        wrist = lay.chain(top, [
+            (f"{S}Shoulder", _at("{s}_collar", s), f"{s}_collar"),
+            (f"{S}Arm", _at("{s}_shoulder", s), f"{s}_shoulder"),
+            (f"{S}ForeArm", _at("{s}_elbow", s), f"{s}_elbow"),
+            (f"{S}Hand", _at("{s}_wrist", s), f"{s}_wrist"),
+        ])  # fmt: skip
+        lay.end(wrist, _at("{s}_hand", s))
+    if anonymous:
+        rename = {n: f"j{k:02d}" for k, (n, _, _) in enumerate(lay.nodes)}
+        lay.nodes = [(rename[n], rename.get(p), pos) for n, p, pos in lay.nodes]
+        lay.where = {rename[n]: v for n, v in lay.where.items()}
+        lay.ends = {rename[n]: v for n, v in lay.ends.items()}
+        lay.roles = {r: rename[n] for r, n in lay.roles.items()}
+    return lay
+
+
+_LAYOUTS = {
+    "mixamo": _mixamo, "biped": _biped, "unreal": _unreal, "daz": _daz,
+    "spine4": lambda: _plain(4, False), "spine1": lambda: _plain(1, False),
+    "spine2": lambda: _plain(2, False), "anonymous": lambda: _plain(3, True),
+}  # fmt: skip
+
+# bones whose SMPL parent has one mapped child: the retargeted bone points exactly like the
+# BVH bone between the joints playing its two ends
+_LIMB_BONES = [(f"{s}_{a}", f"{s}_{b}") for s in ("left", "right") for a, b in (
+    ("hip", "knee"), ("knee", "ankle"), ("ankle", "foot"), ("collar", "shoulder"),
+    ("shoulder", "elbow"), ("elbow", "wrist"))] + [("spine1", "spine2"), ("neck", "head")]  # fmt: skip
+
+
+def _layout_motion(lay: _Layout, n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """The test motion (see ``_motion``) on whichever joints play its roles, the root walking
+    from where the layout's root stands."""
+    root, local = _motion(n, arms_down=False)
+    by_name = {lay.roles[r]: rot for r, rot in local.items() if r in lay.roles}
+    first = lay.nodes[0][2]
+    return root - root[0] + first, by_name
+
+
+@pytest.mark.parametrize("layout", sorted(_LAYOUTS))
+@pytest.mark.parametrize("turned", [False, True])
+def test_bvh_layouts_map_by_structure_and_bones_follow(
+    tmp_path: Path, layout: str, turned: bool
+) -> None:
+    """Each rig's own hierarchy (extra root, IK bones, twist joints, fingers, any spine
+    length, no usable names) maps every role onto the joint that plays it, and the retargeted
+    limbs point like the BVH's; a file whose world faces another way maps alike."""
+    lay = _LAYOUTS[layout]()
+    root, local = _layout_motion(lay, 5)
+    turn = Rotation.from_euler("y", 150.0 if turned else 0.0, degrees=True).as_matrix()
+    path = tmp_path / f"{layout}.bvh"
+    write_text(path, lay.text(local, root, turn))
+    assert skeleton_map(path) == {r: lay.roles[r] for r in sorted(lay.roles, key=INDEX.get)}
+    seq = load_bvh(path)
+    pos = _fk(seq)
+    joints = [(n, p, off) for n, p, off in lay.joints()]
+    expected = {k: v @ turn.T for k, v in _world(joints, root, local).items()}
+    for a, b in _LIMB_BONES:
+        if a in lay.roles and b in lay.roles:
+            want = expected[lay.roles[b]] - expected[lay.roles[a]]
+            err = _angle_deg(pos[:, INDEX[b]] - pos[:, INDEX[a]], want)
+            assert np.all(err < 2.0), (layout, a, b, err)
+    # the left arm rose on the body's left, whatever the names
+    assert pos[-1, INDEX["left_wrist"], 1] > pos[-1, INDEX["left_shoulder"], 1] + 0.2
+
+
+def _odd_arms() -> _Layout:
+    """A rig whose arms hang from different spine joints: no mirrored pair of arms, so its
+    structure alone cannot be mapped."""
+    lay = _plain(3, False)
+    lay.nodes = [(n, "Spine1" if n == "RightShoulder" else p, pos) for n, p, pos in lay.nodes]
+    del lay.roles["spine2"]
+    lay.roles["spine3"] = "Spine1"  # SMPL's collars hang from spine3: the lower arm's parent
+    return lay
+
+
+def test_bvh_joint_map_overrides_and_completes_the_mapping(tmp_path: Path) -> None:
+    lay = _odd_arms()
+    root, local = _layout_motion(lay, 4)
+    path = tmp_path / "odd.bvh"
+    write_text(path, lay.text(local, root))
+    with pytest.raises(MotionImportError) as err:
+        load_bvh(path)
+    msg = str(err.value)
+    assert "odd.bvh" in msg and "mirrored limbs" in msg and "joint map" in msg
+    assert "left_shoulder" in msg and "RightShoulder" in msg
+    # a full map (what `tempogen human map` prints for a mappable rig) makes it load
+    full = tmp_path / "full.yaml"
+    write_text(full, "".join(f"{r}: {n}\n" for r, n in lay.roles.items()))
+    assert skeleton_map(path, full) == {r: lay.roles[r] for r in sorted(lay.roles, key=INDEX.get)}
+    seq = load_motion(path, joint_map=full)
+    pos, expected = _fk(seq), _world(lay.joints(), root, local)
+    for a, b in [(a, b) for a, b in _LIMB_BONES if a in lay.roles and b in lay.roles]:
+        want = expected[lay.roles[b]] - expected[lay.roles[a]]
+        assert np.all(_angle_deg(pos[:, INDEX[b]] - pos[:, INDEX[a]], want) < 2.0), (a, b)
+    # a partial map lays itself over the structure's answer; null unmaps a joint
+    plain = tmp_path / "plain.bvh"
+    write_text(plain, _plain(3, False).text(local, root))
+    part = tmp_path / "part.yaml"
+    write_text(part, "left_foot: null\nhead: Neck\nneck: null\n")
+    got = skeleton_map(plain, part)
+    assert "left_foot" not in got and "neck" not in got and got["head"] == "Neck"
+    assert got["right_foot"] == "RightToeBase"
+
+
+@pytest.mark.parametrize(
+    "text, where, what",
+    [
+        ("left_wrist: LeftHand\nelbo: LeftForeArm\n", "bad.yaml:2: elbo", "not an SMPL joint"),
+        ("left_wrist: NoSuchJoint\n", "bad.yaml: left_wrist", "no joint named 'NoSuchJoint'"),
+        ("left_wrist: [a, b]\n", "bad.yaml:1: left_wrist", "expected a BVH joint name"),
+        ("- left_wrist\n", "bad.yaml", "a joint map is a mapping"),
+    ],
+)
+def test_bvh_joint_map_errors_name_file_line_and_key(
+    tmp_path: Path, text: str, where: str, what: str
+) -> None:
+    lay = _plain(3, False)
+    root, local = _layout_motion(lay, 2)
+    write_text(tmp_path / "a.bvh", lay.text(local, root))
+    write_text(tmp_path / "bad.yaml", text)
+    with pytest.raises(MotionImportError) as err:
+        load_bvh(tmp_path / "a.bvh", joint_map=tmp_path / "bad.yaml")
+    assert where in str(err.value) and what in str(err.value)
+    with pytest.raises(MotionImportError, match="BVH files only"):
+        load_motion(tmp_path / "a.npz", joint_map=tmp_path / "bad.yaml")
+
+
+def _project(camera: dict, p: np.ndarray, width: int, height: int) -> np.ndarray:
+    """A pinhole projection written out by hand: world -> camera (OpenGL axes, looking down
+    -z) -> pixels, from the camera's vertical field of view and pose."""
+    pose = np.array(camera["pose"])
+    rel = (p - pose[:3, 3]) @ pose[:3, :3]
+    f = 0.5 * height / np.tan(np.radians(camera["yfov_deg"]) / 2)
+    return np.array([width / 2 + f * rel[0] / -rel[2], height / 2 - f * rel[1] / -rel[2]])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layout", ["biped", "unreal", "daz", "anonymous"])
+def test_bvh_layout_renders_the_hand_computed_pose(tmp_path: Path, layout: str) -> None:
+    """Every layout raising its left arm straight up: in the rendered clip's joints, the
+    left elbow and wrist stand straight above the left shoulder, one and two bone lengths up,
+    and their pixels are the hand-computed projections of those points."""
+    lay = _LAYOUTS[layout]()
+    n = 3
+    up = Rotation.from_euler("z", np.linspace(0.0, 90.0, n)[:, None], degrees=True).as_matrix()
+    local = {lay.roles["left_shoulder"]: up}
+    root = np.tile(lay.nodes[0][2], (n, 1))
+    path = tmp_path / f"{layout}.bvh"
+    write_text(path, lay.text(local, root))
+    out = tmp_path / "clip.mp4"
+    truth = render_motion_files(load_bvh(path), out, tmp_path / "clip.joints.json",
+                                width=160, height=96)  # fmt: skip
+    j3, j2 = np.array(truth["joints3d"]), np.array(truth["joints2d"])
+    sh, el, wr = (INDEX[f"left_{k}"] for k in ("shoulder", "elbow", "wrist"))
+    upper = np.linalg.norm(j3[0, el] - j3[0, sh])  # the body's own bones, at rest (frame 0)
+    fore = np.linalg.norm(j3[0, wr] - j3[0, el])
+    shoulder = j3[-1, sh]
+    for joint, rise in ((el, upper), (wr, upper + fore)):
+        want = shoulder + [0.0, rise, 0.0]
+        np.testing.assert_allclose(j3[-1, joint], want, atol=0.01)
+        px = _project(truth["camera"], want, 160, 96)
+        np.testing.assert_allclose(j2[-1, joint], px, atol=0.6)
+    # the right arm stays out to the side at shoulder height (T-pose rest)
+    assert abs(j3[-1, INDEX["right_wrist"], 1] - j3[-1, INDEX["right_shoulder"], 1]) < 0.02
+    assert out.is_file() and out.stat().st_size > 0
+
+
+def test_cli_human_map_prints_a_joint_map_that_loads_back(tmp_path: Path, capsys) -> None:
+    from tempogen.cli import main
+
+    lay = _daz()
+    root, local = _layout_motion(lay, 2)
+    path = tmp_path / "daz.bvh"
+    write_text(path, lay.text(local, root))
+    assert main(["human", "map", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert 'left_elbow: "lForearmBend"' in printed and "lForearmTwist" not in printed
+    edited = tmp_path / "map.yaml"
+    write_text(edited, printed.replace('left_wrist: "lHand"', 'left_wrist: "lForearmTwist"'))
+    assert skeleton_map(path, edited)["left_wrist"] == "lForearmTwist"
+    out = tmp_path / "daz.mp4"
+    argv = ["human", "render", str(path), "--out", str(out), "--size", "64x48"]
+    assert main([*argv, "--joint-map", str(tmp_path / "none.yaml")]) == 2
+    assert "none.yaml" in capsys.readouterr().err and not out.exists()
