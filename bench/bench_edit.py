@@ -379,14 +379,25 @@ def part_a(args: argparse.Namespace) -> dict[str, Any]:
 
 
 # -- part B: long clip, subprocess RSS ------------------------------------------------------
+def _stacked_concat(a: Any, b: Any) -> Any:
+    """The join as it was: both clips decoded into arrays and concatenated (part C's peer)."""
+    from tempogen.editing import Clip
+
+    return Clip.from_array(np.concatenate([a.to_array(), b.to_array()]), a.fps)
+
+
 def child(kind: str, src: str, out: str) -> None:
     """Run one long edit in this (child) process and print a JSON line about it."""
-    from tempogen.editing import Clip, Crop, Mirror, Reverse
+    from tempogen.editing import Clip, Crop, Mirror, Reverse, concat
 
     t0 = time.perf_counter()
     clip = Clip.from_video(src)
-    ops = [Mirror("horizontal"), Crop(LONG_BOX)] if kind == "mirror_crop" else [Reverse()]
-    for op in ops:
+    if kind == "concat":
+        clip = concat(clip, Mirror("horizontal")(clip))
+    elif kind == "concat_stacked":
+        clip = _stacked_concat(clip, Mirror("horizontal")(clip))
+    ops = {"mirror_crop": [Mirror("horizontal"), Crop(LONG_BOX)], "reverse": [Reverse()]}
+    for op in ops.get(kind, []):
         clip = op(clip)
     n = clip.write(out, crf=CRF, preset=PRESET)
     wall = time.perf_counter() - t0
@@ -515,6 +526,20 @@ def part_b(args: argparse.Namespace) -> dict[str, Any]:
     return res
 
 
+def part_c() -> dict[str, Any]:
+    """Peak memory of joining two 10 s 640x360 clips (the clip and its mirror image), ours
+    streamed against the stacked join, each in its own process (VmHWM)."""
+    src = OUT_DIR / f"edit_in_{W}x{H}_{SECONDS}s.mp4"
+    make_input(src, W, H, SECONDS, "medium", 18)
+    res = {}
+    for kind in ("concat", "concat_stacked"):
+        res[kind] = run_child(kind, src, OUT_DIR / f"edit_c_{kind}.mp4")
+        r = res[kind]
+        print(f"  {kind}: {r['wall_s_subprocess']:.1f} s, VmHWM {r['vm_hwm_bytes'] / 1e6:.0f} MB")
+        (OUT_DIR / f"edit_c_{kind}.mp4").unlink(missing_ok=True)
+    return res
+
+
 # -- report ---------------------------------------------------------------------------------
 def machine() -> dict[str, Any]:
     cpu = ""
@@ -616,6 +641,8 @@ def main() -> None:
     }
     print("part A: reverse + mirror + speed x2 + zoom, 10 s 640x360", flush=True)
     report["part_a"] = part_a(args)
+    print("part C: concat of two 10 s 640x360 clips, peak memory of a subprocess", flush=True)
+    report["part_c"] = part_c()
     if args.long:
         print("part B: 10-minute 1280x720 clip, peak RSS of a subprocess", flush=True)
         report["part_b"] = part_b(args)
@@ -634,12 +661,24 @@ def main() -> None:
 
 def headline_figures(result: dict[str, Any]) -> list[dict[str, Any]]:
     """Headline rows: our edit chain's output rate against ffmpeg's filtergraph and against
-    the naive decode-all, numpy, encode loop, in the same run."""
+    the naive decode-all, numpy, encode loop, and a join's peak memory against the stacked
+    join, in the same run."""
     from _results import figure
 
     a = result["part_a"]
     rate = {k: v["frames"] / v["wall_s_best"] for k, v in a["results"].items()}
-    return [
+    c = result["part_c"]
+    joins = [
+        figure(
+            "edit",
+            "concat of two 10 s 640x360 clips: peak memory",
+            1e9 / c["concat"]["vm_hwm_bytes"],
+            "both clips stacked, then joined",
+            1e9 / c["concat_stacked"]["vm_hwm_bytes"],
+            "1/GB of peak RSS (VmHWM)",
+        )
+    ]
+    return joins + [
         figure(
             "edit",
             "reverse + mirror + speed + zoom, 10 s 640x360",

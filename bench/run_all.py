@@ -69,13 +69,19 @@ def run(quick: bool, only: list[str] | None = None, timeout: float = 1800) -> li
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="every bench at a small size")
-    ap.add_argument("--only", nargs="*", choices=sorted(BENCHES), help="some benches only")
+    ap.add_argument(
+        "--only", nargs="*", choices=sorted(BENCHES),
+        help="some benches only (their rows replace theirs in --out; the rest are kept)",
+    )  # fmt: skip
     ap.add_argument("--out", type=Path, default=HERE / "results.jsonl")
     args = ap.parse_args(argv)
     from tempogen.io import write_jsonl
 
     t0 = time.perf_counter()
     rows = run(args.quick, args.only)
+    if args.only and args.out.is_file():  # the other benches' rows stay as they were
+        kept = [json.loads(line) for line in args.out.read_text(encoding="utf-8").splitlines()]
+        rows = [r for r in kept if r.get("bench") not in args.only] + rows
     write_jsonl(args.out, rows)
     width = max(len(r["figure"]) for r in rows)
     for r in rows:

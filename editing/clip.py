@@ -13,10 +13,11 @@ preallocated arena, or beyond ``MEMORY_BUDGET`` in a temporary file.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -27,11 +28,22 @@ import numpy as np
 
 from tempogen.errors import EditError
 from tempogen.labels import Labels
-from tempogen.video import VideoError, VideoWriter
+from tempogen.video import VideoError, VideoWriter, probe
 
 # Distinct source frames a non-sequential time map may hold in memory before spilling to a
 # temporary file on disk (reverse of a long clip).
 MEMORY_BUDGET = 512 * 1024 * 1024
+
+
+@dataclass(frozen=True, eq=False)
+class Stream:
+    """Frames made on the fly from other clips (a join): each drawn as it is needed, never
+    stacked, so joining two long clips holds a few frames, not both clips. ``make`` starts a
+    fresh pass; a frame it yields is valid until the next one is drawn."""
+
+    make: Callable[[], Iterator[np.ndarray]]
+    num_frames: int
+    size: tuple[int, int]
 
 
 @dataclass(frozen=True, eq=False)
@@ -44,7 +56,7 @@ class Clip:
     answers for clips without per-frame states (external videos).
     """
 
-    source: str | np.ndarray
+    source: str | np.ndarray | Stream
     source_size: tuple[int, int]
     source_frames: int
     fps: float
@@ -56,6 +68,7 @@ class Clip:
     edits: tuple[dict[str, Any], ...] = ()
     variation: tuple[str, ...] = ()
     black: np.ndarray | None = None  # output frames forced to black (gaps)
+    audio: bool = False  # the source had sound, which edited clips do not carry
 
     @property
     def num_frames(self) -> int:
@@ -68,23 +81,27 @@ class Clip:
         labels: Labels | None = None,
         facts: dict[str, Any] | None = None,
     ) -> Clip:
-        """Open a video file (frames are decoded only when the clip is written)."""
+        """Open a video file (frames are decoded only when the clip is written).
+
+        Its length is the frames a decoder gives, not what the container declares. A
+        variable frame rate is refused: edits keep time as ``frame / fps``, so a file whose
+        frame durations differ would be retimed silently. An audio track is noted
+        (:attr:`audio`): edited clips are written silent."""
         path = str(path)
-        if not Path(path).is_file():
-            raise VideoError(f"{path}: no such video file")
-        try:
-            with av.open(path) as c:
-                s = c.streams.video[0]
-                fps = float(s.average_rate or s.base_rate or 0)
-                w, h = s.codec_context.width, s.codec_context.height
-                n = s.frames or sum(1 for _ in c.decode(s))
-        except (av.error.FFmpegError, IndexError) as exc:
-            raise VideoError(f"{path}: not a readable video: {exc}") from exc
+        info = probe(path)
+        n, fps, w, h = info.num_frames, info.fps, info.width, info.height
         if n <= 0 or fps <= 0:
             raise VideoError(f"{path}: video has no frames")
+        if info.variable_rate and info.durations is not None:
+            short, long = (round(1000 * d, 1) for d in info.durations)
+            raise VideoError(
+                f"{path}: variable frame rate (frames last {short} to {long} ms); edits time "
+                f"frames as index / fps, so convert it to a constant rate first, e.g. "
+                f"ffmpeg -i {Path(path).name} -fps_mode cfr -r {round(fps)} cfr.mp4"
+            )
         if labels is not None and labels.num_frames != n:
             n = min(n, labels.num_frames)
-        return cls._new(path, (w, h), n, fps, labels, facts)
+        return cls._new(path, (w, h), n, fps, labels, facts).evolve(audio=info.audio)
 
     @classmethod
     def from_array(
@@ -100,6 +117,17 @@ class Clip:
         return cls._new(
             frames, (frames.shape[2], frames.shape[1]), frames.shape[0], fps, labels, facts
         )
+
+    @classmethod
+    def from_stream(
+        cls,
+        stream: Stream,
+        fps: float,
+        labels: Labels | None = None,
+        facts: dict[str, Any] | None = None,
+    ) -> Clip:
+        """Wrap frames made on the fly (see :class:`Stream`)."""
+        return cls._new(stream, stream.size, stream.num_frames, fps, labels, facts)
 
     @classmethod
     def _new(cls, source, size, n, fps, labels, facts) -> Clip:
@@ -127,6 +155,17 @@ class Clip:
             for i in np.flatnonzero(want):
                 f = self.source[i]
                 yield int(i), conv.from_rgb(f) if conv is not None else f
+            return
+        if isinstance(self.source, Stream):
+            i = -1
+            with contextlib.closing(self.source.make()) as frames:
+                for i, f in enumerate(frames):
+                    if want[i]:
+                        yield i, conv.from_rgb(f) if conv is not None else f
+                    if i >= last:
+                        break
+            if i < last:
+                raise VideoError(f"a joined clip ended at frame {i}, edit needs frame {last}")
             return
         with av.open(self.source) as c:
             s = c.streams.video[0]

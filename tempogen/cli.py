@@ -111,6 +111,8 @@ def _edit(args: argparse.Namespace) -> int:
         print(f"refused {len(report.refused)} edits (ops that cannot move those labels soundly):")
         for reason, n in report.by_reason():
             print(f"  {n:5d}  {reason}")
+    for rid, name, note in report.notes:
+        print(f"note: {rid}~{name}: {note}")
     return 0
 
 

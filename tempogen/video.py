@@ -40,6 +40,16 @@ class VideoInfo:
     fps: float
     width: int
     height: int
+    audio: bool = False  # the file also holds an audio stream
+    durations: tuple[float, float] | None = None  # shortest, longest frame duration (s)
+
+    @property
+    def variable_rate(self) -> bool:
+        """Frame durations differ by more than half a frame: time is not ``index / fps``."""
+        if self.durations is None:
+            return False
+        short, long = self.durations
+        return long - short > 0.5 * (1.0 / self.fps if self.fps > 0 else long)
 
 
 def _fps_fraction(fps: float) -> Fraction:
@@ -258,17 +268,29 @@ def read_video(path: str | os.PathLike[str], indices: Iterable[int] | None = Non
 
 
 def probe(path: str | os.PathLike[str]) -> VideoInfo:
-    """Count frames by decoding (container headers can lie) and read fps and size."""
+    """Count frames by decoding (container headers can lie: OpenCV's own ``vtest.avi``
+    declares more frames than it holds), and read fps, size, whether there is audio and the
+    spread of frame durations (from the decoded frames' timestamps)."""
     if not Path(path).is_file():
         raise VideoError(f"{path}: no such video file")
     try:
         with av.open(str(path)) as c:
             s = c.streams.video[0]
             fps = float(s.average_rate or s.base_rate or 0)
-            n = sum(1 for _ in c.decode(s))
-            return VideoInfo(n, fps, s.codec_context.width, s.codec_context.height)
+            stamps = [f.pts for f in c.decode(s)]
+            base = float(s.time_base) if s.time_base else 0.0
+            audio = bool(c.streams.audio)
+            size = (s.codec_context.width, s.codec_context.height)
     except (av.error.FFmpegError, IndexError) as exc:
         raise VideoError(f"{path}: not a readable video: {exc}") from exc
+    durations = None
+    if len(stamps) > 2 and base > 0 and None not in stamps:
+        d = np.diff(np.sort(np.asarray(stamps, dtype=np.int64))) * base
+        tick = base  # timestamps are whole ticks: a tick of jitter is rounding, not a rate
+        durations = (float(d.min()) + tick, float(d.max()) - tick)
+        if durations[0] > durations[1]:
+            durations = (float(np.median(d)),) * 2
+    return VideoInfo(len(stamps), fps, size[0], size[1], audio, durations)
 
 
 def sha256_file(path: str | os.PathLike[str], chunk: int = 1 << 20) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +19,7 @@ import numpy as np
 
 from tempogen.builders.dataset.reading import needs_motion, open_manifest, row_motion
 from tempogen.editing import Clip, EditError, concat, run_pipeline
+from tempogen.editing.notes import edit_notes
 from tempogen.editing.ops import Op, Reverse
 from tempogen.errors import OutputError
 from tempogen.facts import FACTS, answer_of
@@ -233,6 +234,7 @@ class EditReport:
     rows: list[dict[str, Any]]
     refused: list[tuple[str, str, str]]  # (row id, pipeline name, reason)
     manifest: Path
+    notes: list[tuple[str, str, str]] = field(default_factory=list)  # (row id, pipeline, note)
 
     def by_reason(self) -> list[tuple[str, int]]:
         """Refusals counted by reason (the op's message without the row's own id), most first."""
@@ -271,18 +273,16 @@ def edit_manifest(
         )
     written: list[dict[str, Any]] = []
     refused: list[tuple[str, str, str]] = []
+    notes: list[tuple[str, str, str]] = []
     for n, row in enumerate(opened.rows, 1):
         for name, ops in pipelines.items():
+            variant = Variant(name, tuple(ops))
             try:
                 written.append(
-                    edit_row(
-                        row,
-                        opened.path.parent,
-                        Variant(name, tuple(ops)),
-                        out,
-                        require_certificate=False,
-                    )
+                    edit_row(row, opened.path.parent, variant, out, require_certificate=False)
                 )
+                clip = variant.apply(load_clip(row, opened.path.parent))
+                notes.extend((str(row.get("id")), name, note) for note in edit_notes(clip))
             except (EditError, VariantRejected) as exc:
                 if strict:
                     raise EditError(
@@ -291,7 +291,7 @@ def edit_manifest(
                 refused.append((str(row.get("id")), name, str(exc)))
             if on_done:
                 on_done()
-    report = EditReport(written, refused, path)
+    report = EditReport(written, refused, path, notes)
     if refused and not written:
         reasons = "; ".join(f"{why} ({n}x)" for why, n in report.by_reason()[:3])
         raise EditError(f"{opened.path}: every edit was refused, nothing written: {reasons}")

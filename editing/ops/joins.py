@@ -4,7 +4,9 @@ input clip through a sub-pipeline: ``{concat: {other: [reverse], gap: 0.5}}``.""
 
 from __future__ import annotations
 
+import contextlib
 import math
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -12,7 +14,7 @@ import cv2
 import numpy as np
 
 from tempogen.editing import algebra
-from tempogen.editing.clip import Clip
+from tempogen.editing.clip import Clip, Stream
 from tempogen.editing.effects import FROM_STATES, PRESERVED, UNKNOWN, Effect, check, mapped, require
 from tempogen.editing.ops._facts import BUILTIN
 from tempogen.editing.ops.base import COMPOSITE, Op, asked_facts, register_op
@@ -77,6 +79,26 @@ def _joined_labels(a: Labels, b: Labels, gap: int, op: str) -> Labels:
     return a.with_tracks(tuple(tracks))
 
 
+def _one_after_another(
+    a: Clip, b: Clip, gap: int, labels: Labels | None, facts: dict[str, Any]
+) -> Clip:
+    """A's frames, ``gap`` black frames, B's frames: streamed, one frame at a time."""
+    w, h = a.size
+
+    def frames() -> Iterator[np.ndarray]:
+        yield from a.frames()
+        blank = np.zeros((h, w, 3), np.uint8)
+        for _ in range(gap):
+            yield blank
+        yield from b.frames()
+
+    n = a.num_frames + gap + b.num_frames
+    black = np.zeros(n, bool)
+    black[a.num_frames : a.num_frames + gap] = True
+    out = Clip.from_stream(Stream(frames, n, (w, h)), a.fps, labels, facts)
+    return out.evolve(black=black, audio=a.audio or b.audio)
+
+
 def concat(a: Clip, b: Clip, gap: float | None = None) -> Clip:
     """A then B (TOMATO's composite motions), with an optional black gap of ``gap`` seconds.
 
@@ -93,11 +115,7 @@ def concat(a: Clip, b: Clip, gap: float | None = None) -> Clip:
         raise EditError("concat: one clip has per-frame labels and the other does not")
     _require_joinable(a, b)
     facts = algebra.facts_concat(a.facts, b.facts) if (a.facts or b.facts) else {}
-    w, h = a.size
-    frames = np.concatenate([a.to_array(), np.zeros((g, h, w, 3), np.uint8), b.to_array()])
-    black = np.zeros(len(frames), bool)
-    black[a.num_frames : a.num_frames + g] = True
-    out = Clip.from_array(frames, a.fps, labels, facts).evolve(black=black)
+    out = _one_after_another(a, b, g, labels, facts)
     if labels is not None:
         fact = labels.query.fact
         eff = CONCAT_EFFECTS[fact]
@@ -122,16 +140,13 @@ def pair_with_black_gap(pos: Clip, neg: Clip, seconds: float = 2.0) -> Clip:
         raise EditError(
             f"pair_with_black_gap: the gap must hold at least one frame, got {seconds} s"
         )
-    w, h = pos.size
-    frames = np.concatenate([pos.to_array(), np.zeros((g, h, w, 3), np.uint8), neg.to_array()])
-    black = np.zeros(len(frames), bool)
-    black[pos.num_frames : pos.num_frames + g] = True
+    total = pos.num_frames + g + neg.num_frames
     segments = {
         "pos": [0, pos.num_frames - 1],
         "gap": [pos.num_frames, pos.num_frames + g - 1],
-        "neg": [pos.num_frames + g, len(frames) - 1],
+        "neg": [pos.num_frames + g, total - 1],
     }
-    out = Clip.from_array(frames, pos.fps, None, {"segments": segments}).evolve(black=black)
+    out = _one_after_another(pos, neg, g, None, {"segments": segments})
     return out.evolve(
         edits=({"op": "pair_with_black_gap", "seconds": seconds},), variation=(COMPOSITE,)
     )
@@ -158,15 +173,20 @@ def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
         ma = np.array([[1.0, 0, 0], [0, 1, 0]])
         s = 0.3
         mb = np.array([[s, 0, w * (1 - s) - 8], [0, s, 8]])
-    fa, fb = a.to_array()[:n], b.to_array()[:n]
-    frames = np.zeros((n, h, w, 3), np.uint8)
-    for j in range(n):
-        cv2.warpAffine(fa[j], ma, (w, h), dst=frames[j], flags=cv2.INTER_AREA)
-        small = cv2.warpAffine(fb[j], mb, (w, h), flags=cv2.INTER_AREA)
-        mask = cv2.warpAffine(
-            np.ones(fb[j].shape[:2], np.uint8), mb, (w, h), flags=cv2.INTER_NEAREST
-        ).astype(bool)
-        frames[j][mask] = small[mask]
+    mask = cv2.warpAffine(np.ones((h, w), np.uint8), mb, (w, h), flags=cv2.INTER_NEAREST).astype(
+        bool
+    )
+
+    def frames() -> Iterator[np.ndarray]:
+        frame = np.zeros((h, w, 3), np.uint8)
+        small = np.zeros((h, w, 3), np.uint8)
+        with contextlib.closing(a.frames()) as fa, contextlib.closing(b.frames()) as fb:
+            for _, pa, pb in zip(range(n), fa, fb):
+                cv2.warpAffine(pa, ma, (w, h), dst=frame, flags=cv2.INTER_AREA)
+                cv2.warpAffine(pb, mb, (w, h), dst=small, flags=cv2.INTER_AREA)
+                frame[mask] = small[mask]
+                yield frame
+
     labels = None
     if a.labels is not None:
         la = algebra.move(
@@ -187,7 +207,8 @@ def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
                 role = "distractor" if t.role != "anchor" else "anchor"
                 tracks.append(replace(t, name=f"b:{t.name}", role=role))
         labels = la.with_tracks(tuple(tracks))
-    out = Clip.from_array(frames, a.fps, labels, dict(a.facts))
+    out = Clip.from_stream(Stream(frames, n, (w, h)), a.fps, labels, dict(a.facts))
+    out = out.evolve(audio=a.audio or b.audio)
     if labels is not None and a.labels is not None:
         fact = a.labels.query.fact
         check("composite", PRESERVED, fact, get_fact(fact).derive(a.labels), labels)
