@@ -307,13 +307,18 @@ class More(Fact):
             raise ValueError(f"fact 'more' reads (track, anchor) pairs, got {objects}")
         return list(zip(objects[0::2], objects[1::2]))
 
-    def counts(self, labels: Labels, idx: np.ndarray | None = None) -> dict[str, int | None]:
-        """Each actor's count, read by :func:`observe.count` as a one-actor count query."""
-        q, at = labels.query, self.frames(labels, idx)
+    def actors(self, labels: Labels) -> dict[str, Labels]:
+        """Per actor, the labels as a one-actor count query on its (track, anchor) pair."""
+        q = labels.query
         return {
-            name: observe.count(replace(labels, query=Query("count", (name, anchor), q.kind)), at)
+            name: replace(labels, query=Query("count", (name, anchor), q.kind))
             for name, anchor in self.pairs(q.objects)
         }
+
+    def counts(self, labels: Labels, idx: np.ndarray | None = None) -> dict[str, int | None]:
+        """Each actor's count, read by :func:`observe.count` on its own track and anchor."""
+        at = self.frames(labels, idx)
+        return {name: observe.count(one, at) for name, one in self.actors(labels).items()}
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
         counts = self.counts(labels, idx)
