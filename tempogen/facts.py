@@ -15,13 +15,14 @@ A new fact is one subclass registered with :func:`register_fact` (see the README
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, ClassVar
 
 import numpy as np
 
 from tempogen import observe
 from tempogen.errors import ConfigurationError
-from tempogen.labels import Labels
+from tempogen.labels import Labels, Query
 
 DIRECTION_WORD = {"left": "Leftwards", "right": "Rightwards", "up": "Upwards", "down": "Downwards"}
 INVERT_DIRECTION = {"left": "right", "right": "left", "up": "down", "down": "up"}
@@ -292,6 +293,49 @@ class Order(Fact):
         return phrase[0].upper() + phrase[1:] + "."
 
 
+class More(Fact):
+    """Which of several actors repeats its action more times. The query's objects come in
+    pairs, (track, the anchor its events are read against), one pair per actor; the key
+    names the track with the strictly highest count (a tie has no answer)."""
+
+    name = "more"
+
+    @staticmethod
+    def pairs(objects: tuple[str, ...]) -> list[tuple[str, str]]:
+        """The (track, anchor) pairs of a query's objects."""
+        if len(objects) < 4 or len(objects) % 2:
+            raise ValueError(f"fact 'more' reads (track, anchor) pairs, got {objects}")
+        return list(zip(objects[0::2], objects[1::2]))
+
+    def actors(self, labels: Labels) -> dict[str, Labels]:
+        """Per actor, the labels as a one-actor count query on its (track, anchor) pair."""
+        q = labels.query
+        return {
+            name: replace(labels, query=Query("count", (name, anchor), q.kind))
+            for name, anchor in self.pairs(q.objects)
+        }
+
+    def counts(self, labels: Labels, idx: np.ndarray | None = None) -> dict[str, int | None]:
+        """Each actor's count, read by :func:`observe.count` on its own track and anchor."""
+        at = self.frames(labels, idx)
+        return {name: observe.count(one, at) for name, one in self.actors(labels).items()}
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        counts = self.counts(labels, idx)
+        if any(c is None for c in counts.values()):
+            return None
+        top = max(counts.values())
+        winners = [name for name, c in counts.items() if c == top]
+        return winners[0] if len(winners) == 1 else None  # a tie names nobody
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return [name for name, _ in self.pairs(objects)] if objects else []
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        phrase = describe(key, labels)
+        return phrase[0].upper() + phrase[1:] + "."
+
+
 class Trajectory(Fact):
     """The shape the subject's path draws over the clip."""
 
@@ -339,5 +383,5 @@ def answer_of(labels: Labels, idx: np.ndarray | None = None) -> Any:
     return get_fact(labels.query.fact).derive(labels, idx)
 
 
-for _cls in (Direction, Rotation, Speed, Frequency, Count, Order, Trajectory):
+for _cls in (Direction, Rotation, Speed, Frequency, Count, Order, Trajectory, More):
     register_fact(_cls)

@@ -172,9 +172,10 @@ class HandMove(HumanMotion):
 # count ----------------------------------------------------------------------------------
 
 
-def jump(rig: Rig, peaks: list[int]) -> None:
+def jump(rig: Rig, peaks: list[int], arms: float = 25.0) -> None:
     """Jumps whose apex is at each of ``peaks`` (frames): a crouch, a flight short enough
-    that the samples on either side see the feet down, a crouch on landing, arms swinging."""
+    that the samples on either side see the feet down, a crouch on landing, arms swinging
+    up to ``arms`` degrees below the horizontal (less swing keeps two people's hands apart)."""
     scene = rig.scene
     f, fps, iv = scene.frames, scene.fps, scene.interval
     tau = min(0.25 * fps, 0.75 * iv)  # half the flight, in frames
@@ -194,7 +195,7 @@ def jump(rig: Rig, peaks: list[int]) -> None:
         ankles[s][:, 1] += lift * 1.15  # the legs tuck a little in the air
         rig.leg_to(s, ankles[s])
         up = lift / height
-        rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), arm_down(s, 25.0), up)
+        rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), arm_down(s, arms), up)
 
 
 def _feet_track(rig: Rig) -> None:

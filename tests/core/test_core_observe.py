@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 import pytest
 
 from tempogen import observe
 from tempogen.facts import answer_of as derive_answer
+from tempogen.facts import get_fact
 from tempogen.labels import Labels, Query, Track
+from tempogen.questions import answer_key
 
 W, H, FPS = 200, 100, 10.0
 DIAG = math.hypot(W, H)
@@ -588,6 +591,35 @@ def test_raise_reads_a_squat_against_a_line_above_the_head():
         Query("count", ("subject", "ceiling"), "raise"), mover(np.full(n, 100.0), head_y), ceiling
     )
     assert answer_of(lab) == 3  # lowest points at 1.5 s, 4.5 s, 7.5 s
+
+
+def _pair(left: int, right: int, n: int = 120) -> Labels:
+    """Two people's feet hopping ``left`` and ``right`` times, each over its own floor line."""
+    tracks = []
+    for name, k, x in (("left", left, 60.0), ("right", right, 140.0)):
+        hop = hops([0.5 + 1.8 * i for i in range(k)], n)
+        tracks.append(replace(hop, name=name).with_states(x=np.full(n, x)))
+        tracks.append(replace(floor(n), name=f"{name}_floor"))
+    q = Query("more", ("left", "left_floor", "right", "right_floor"), "raise")
+    return labels(q, *tracks)
+
+
+@pytest.mark.parametrize("left,right,key", [(3, 1, "left"), (2, 5, "right"), (1, 4, "right")])
+def test_more_names_the_person_with_the_higher_count(left, right, key):
+    lab = _pair(left, right)
+    assert get_fact("more").counts(lab) == {"left": left, "right": right}
+    assert answer_of(lab) == key
+    assert answer_key("more", answer_of(lab, np.arange(0, 120, 2))) == key
+    assert answer_of(lab, [0]) is None  # one frame shows no count
+
+
+def test_more_refuses_a_tie_rather_than_guessing():
+    lab = _pair(3, 3)
+    assert answer_of(lab) is None
+    with pytest.raises(ValueError, match="undetermined"):
+        answer_key("more", answer_of(lab))
+    with pytest.raises(ValueError, match="pairs"):
+        answer_of(replace(lab, query=Query("more", ("left", "right"), "raise")))
 
 
 def test_raise_frequency_increasing():

@@ -41,7 +41,7 @@ def _scene(name: str, key: str, seed: int | None = None, **kw) -> Scene:
 def test_the_human_motions_are_registered() -> None:
     want = {"twirl", "body_turn", "hand_move", "side_step", "arm_swing_speed", "jump_rhythm",
             "wave_rhythm", "air_drawing", "jumps", "squats", "claps", "waves",
-            "circle_count", "first_hand"}  # fmt: skip
+            "circle_count", "first_hand", "jump_compare"}  # fmt: skip
     assert want <= set(HUMAN)
     for name in HUMAN:
         assert MOTIONS[name].note == "simulated human"
@@ -133,10 +133,15 @@ def centroid(mask: np.ndarray) -> tuple[float, float, int]:
     return float(xx.mean() + 0.5), float(yy.mean() + 0.5), len(xx)
 
 
-def _render(scene: Scene, idx: np.ndarray, plain: bool = False) -> list[np.ndarray]:
+def _render(
+    scene: Scene, idx: np.ndarray, plain: bool = False, everyone: bool = False
+) -> list[np.ndarray]:
     world: BodyWorld = scene.world
-    if plain:  # the body alone on a plain sky: its outline is every non-sky pixel
-        world = BodyWorld(world.faces, world.vertices, world.vertex_colors, world.camera, None)
+    if plain:  # the body (``everyone``: all people) on a plain sky: outlines are non-sky pixels
+        others = world.others if everyone else ()
+        world = BodyWorld(
+            world.faces, world.vertices, world.vertex_colors, world.camera, None, others=others
+        )
         frames = world.frames("solid", np.random.default_rng(5), indices=idx)
     else:
         frames = world.frames("noise", np.random.default_rng(5), indices=idx)
@@ -179,6 +184,9 @@ def _pixel_answer(scene: Scene, labels: Labels, idx: np.ndarray) -> object:
         return answer_of(measured, idx)
     if subject.shape == "human" and labels.query.kind == "spin":
         return answer_of(_yaw_from_gloves(scene, labels, idx), idx)
+    if labels.query.fact == "more":  # people side by side: each one's soles in their half
+        frames = _render(scene, idx, plain=True, everyone=True)
+        return answer_of(_soles_per_person(labels, idx, frames), idx)
     frames = _render(scene, idx, plain=True)
     rows = [np.nonzero(_silhouette(f).any(axis=1))[0] for f in frames]
     if subject.shape == "feet":  # the soles: the outline's lowest row
@@ -189,6 +197,21 @@ def _pixel_answer(scene: Scene, labels: Labels, idx: np.ndarray) -> object:
         return answer_of(_measured(labels, idx, "head", y=y), idx)
     xs, ys, _ = np.array([centroid(_silhouette(f)) for f in frames]).T  # the whole person
     return answer_of(_measured(labels, idx, subject.name, x=xs, y=ys), idx)
+
+
+def _soles_per_person(labels: Labels, idx: np.ndarray, frames: list[np.ndarray]) -> Labels:
+    """Each person's soles: the lowest outline row in the columns nearer their own feet
+    track than any other person's (people stand apart, side by side)."""
+    people = [labels.track(n) for n in labels.query.objects[0::2]]
+    cols = np.arange(labels.width) + 0.5
+    near = np.argmin([np.abs(cols - t.x[idx[0]]) for t in people], axis=0)
+    measured = labels
+    for k, t in enumerate(people):
+        rows = [np.nonzero(_silhouette(f)[:, near == k].any(axis=1))[0] for f in frames]
+        assert all(len(r) for r in rows), f"{t.name} is missing from a frame"
+        y = np.array([r.max() + 1.0 for r in rows])
+        measured = _measured(measured, idx, t.name, y=y)
+    return measured
 
 
 def _yaw_from_gloves(scene: Scene, labels: Labels, idx: np.ndarray) -> Labels:

@@ -21,6 +21,7 @@ from tempogen.builders.exports.videott.text import (
     _s,
     _times,
 )
+from tempogen.facts import get_fact
 
 
 def _words(ctx: _Ctx) -> tuple[str, str, str, str]:
@@ -261,6 +262,38 @@ def _order(ctx: _Ctx) -> dict[str, Any]:
         rest = fnoun if both else "the others"
         wrong = f"Why does {ctx.noun(other)} {act_base} before {rest}?"
         wrong_answer = f"It does not; {fnoun} {action} first, at {_s(started[first])}."
+    return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
+
+
+def _more(ctx: _Ctx) -> dict[str, Any]:
+    """Who of several people repeats the action more: each one's events, then the winner."""
+    at = np.arange(ctx.n)
+    per = {
+        name: [float(a) for a, _ in observe.events(one, at) or []]
+        for name, one in get_fact("more").actors(ctx.labels).items()
+    }
+    top = per[ctx.key]
+    if any(len(t) >= len(top) for n, t in per.items() if n != ctx.key):
+        raise ValueError(f"row {ctx.id!r}: event counts {per} disagree with answer {ctx.key!r}")
+    verb, base, nouns, _ = _words(ctx)
+    w = ctx.noun(ctx.key)
+    other = next(n for n in per if n != ctx.key)
+    listed = _join([ctx.noun(n) for n in per])
+    primary = f"Of {listed}, who {verb} more times?"
+    rephrased = f"Count the {nouns} of {listed}: which of them makes more?"
+    answer = f"{_cap(w)}."
+    accepted = [w, w.removeprefix("the ")]
+    told = [
+        f"{ctx.noun(n)} {verb} {_times(len(t))}"
+        + (f", at {_join([_s(x) for x in t])}" if t else "")
+        for n, t in per.items()
+    ]
+    rationale = f"{_cap('; '.join(told))}: {w} {verb} more."
+    led = f"{_cap(ctx.noun(other))} {verb} {_times(len(per[other]))}. Who {verb} more times?"
+    wrong = f"Why does {ctx.noun(other)} {base} more times than {w}?"
+    wrong_answer = (
+        f"It does not; {w} {verb} {_times(len(top))}, {ctx.noun(other)} {_times(len(per[other]))}."
+    )
     return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 

@@ -11,7 +11,13 @@ from typing import Any
 import numpy as np
 
 from tempogen import observe
-from tempogen.builders.exports.videott.events import _count, _frequency, _order, _trajectory
+from tempogen.builders.exports.videott.events import (
+    _count,
+    _frequency,
+    _more,
+    _order,
+    _trajectory,
+)
 from tempogen.builders.exports.videott.motion import _Ctx, _direction, _q, _rotation, _speed
 from tempogen.builders.exports.videott.text import (
     ALIASING_TURN,
@@ -41,6 +47,7 @@ WRITERS = {
     "count": _count,
     "order": _order,
     "trajectory": _trajectory,
+    "more": _more,
 }
 
 

@@ -27,8 +27,8 @@ from tempogen.questions import answer_key, option_text
 REJECTIONS = ("It does not", "It never", "They do not", "None")
 
 
-def planned_rows(samples: int = 10, seed: int = 3) -> list[dict]:
-    """Manifest-like rows for every task from labels alone (nothing rendered)."""
+def planned_rows(samples: int = 10, seed: int = 3, **extra) -> list[dict]:
+    """Manifest-like rows for every task (or ``extra``'s config) from labels alone."""
     cfg = config_from_dict(
         {
             "size": [320, 180],
@@ -36,6 +36,7 @@ def planned_rows(samples: int = 10, seed: int = 3) -> list[dict]:
             "duration": [3, 5],
             "samples_per_task": samples,
             "seed": seed,
+            **extra,
         }
     )
     rows = []
@@ -89,7 +90,8 @@ def by_kind(qs: dict) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    return planned_rows()
+    # the default plan has no two-person comparison (fact "more"): plan it on its own
+    return planned_rows() + planned_rows(2, tasks=["count"], motions=["jump_compare"])
 
 
 def test_every_generated_clip_gets_five_consistent_questions(rows) -> None:
