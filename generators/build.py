@@ -122,15 +122,18 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
         solid = [m for m in motions if m.renderer != "2d"]
         classes = _classes(flat or motions)
         task_rng = np.random.default_rng(root.spawn(len(cfg.tasks))[t_index])
-        order: list[tuple[str, str]] = []
-        while len(order) < n:
-            order.extend(classes[i] for i in task_rng.permutation(len(classes)))
-        in3d = _slots_3d(cfg, t_index, order[:n], solid)
+        extra = _own_fact_slots(cfg, t_index, n, flat, solid)
+        cycled: list[tuple[str, str]] = []
+        while len(cycled) < n - len(extra):
+            cycled.extend(classes[i] for i in task_rng.permutation(len(classes)))
+        rest = iter(cycled)
+        order = [(extra[i][0].fact, extra[i][1]) if i in extra else next(rest) for i in range(n)]
+        in3d = _slots_3d(cfg, t_index, order, solid, {i: m for i, (m, _) in extra.items()})
         position_cycle: dict[int, list[int]] = {}
         for i in range(n):
             fact, key = order[i]
             able = [m for m in flat or motions if m.fact == fact and key in m.keys()]
-            motion = able[int(task_rng.integers(len(able)))]
+            motion = able[int(task_rng.integers(len(able)))] if able else extra[i][0]
             seed = int(task_rng.integers(0, 2**31 - 1))
             duration = task_rng.uniform(*cfg.duration)
             if i in in3d:
@@ -171,33 +174,62 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
 DEMONSTRATIONS = ("human", "object3d")  # TOMATO's demonstration types drawn in 3D
 
 
+def _own_fact_slots(
+    cfg: DatasetConfig, t_index: int, n: int, flat: list[Motion], solid: list[Motion]
+) -> dict[int, tuple[Motion, str]]:
+    """Slots for 3D patterns whose fact no 2D pattern of the task asks (two people compared:
+    who jumps more): each gets the share one pattern of its type would get, its answers
+    cycling in a seeded order, at seeded places; the task's 2D answer classes stay balanced
+    over the other slots."""
+    facts = {m.fact for m in flat}
+    own = [m for m in solid if flat and m.fact not in facts]
+    if not own:
+        return {}
+    rng = np.random.default_rng([cfg.seed, 5, t_index])
+    shares = {"human": cfg.scenes3d.humans, "object3d": cfg.scenes3d.objects}
+    picks: list[tuple[Motion, str]] = []
+    for m in own:
+        of_kind = sum(1 for o in solid if o.renderer == m.renderer)
+        k = math.floor(shares[m.renderer] * n / of_kind + 0.5)
+        keys = [m.keys()[j] for j in rng.permutation(len(m.keys()))]
+        picks += [(m, keys[j % len(keys)]) for j in range(k)]
+    places = rng.choice(n, size=min(len(picks), n), replace=False)
+    return {int(i): pick for i, pick in zip(places, picks)}
+
+
 def _slots_3d(
     cfg: DatasetConfig,
     t_index: int,
     order: list[tuple[str, str]],
     solid: list[Motion],
+    forced: dict[int, Motion] | None = None,
 ) -> dict[int, tuple[Motion, float]]:
     """Which of a task's questions are rendered in 3D, by which pattern and for how long.
 
     ``scenes3d.humans`` and ``scenes3d.objects`` of the task's questions (rounded up) go to
     simulated humans and 3D-object scenes, on slots whose answer class such a pattern can
     produce; the scarcer type picks first so one cannot starve the other, and patterns of a
-    type take turns. A separate seed keeps the 2D plan as it is.
+    type take turns. ``forced`` slots (see :func:`_own_fact_slots`) are placed first and count
+    toward their type's share. A separate seed keeps the 2D plan as it is.
     """
     rng = np.random.default_rng([cfg.seed, 3, t_index])
     shares = {"human": cfg.scenes3d.humans, "object3d": cfg.scenes3d.objects}
-    free = set(range(len(order)))
+    forced = forced or {}
+    free = set(range(len(order))) - set(forced)
     wanted: dict[str, int] = {}
     able: dict[str, dict[int, list[Motion]]] = {}
+    out: dict[int, tuple[Motion, float]] = {}
+    for i, m in sorted(forced.items()):
+        out[i] = (m, float(rng.uniform(*cfg.scenes3d.duration)))
     for kind in DEMONSTRATIONS:
         ms = [m for m in solid if m.renderer == kind]
         able[kind] = {
             i: fit
             for i, (fact, key) in enumerate(order)
-            if (fit := [m for m in ms if m.fact == fact and key in m.keys()])
+            if i not in forced and (fit := [m for m in ms if m.fact == fact and key in m.keys()])
         }
-        wanted[kind] = math.ceil(shares[kind] * len(order) - 1e-9)
-    out: dict[int, tuple[Motion, float]] = {}
+        done = sum(1 for m in forced.values() if m.renderer == kind)
+        wanted[kind] = max(0, math.ceil(shares[kind] * len(order) - 1e-9) - done)
     for kind in sorted(DEMONSTRATIONS, key=lambda k: (len(able[k]) - wanted[k], k)):
         candidates = sorted(i for i in able[kind] if i in free)
         k = min(wanted[kind], len(candidates))

@@ -85,6 +85,22 @@ def _human_map(args: argparse.Namespace) -> int:
     return 0
 
 
+def _import_tomato(args: argparse.Namespace) -> int:
+    from tqdm import tqdm
+
+    from tempogen.builders.exports.tomato_import import import_tomato
+
+    with tqdm(unit="question", desc="importing", disable=args.quiet) as bar:
+        report = import_tomato(args.folder, args.out, on_row=bar.update)
+    tasks = ", ".join(f"{t} {n}" for t, n in report.per_task.items())
+    print(f"wrote {sum(report.per_task.values())} questions ({tasks}) to {report.manifest}")
+    print(
+        f"answers read as facts (edits move them): {report.as_facts}; "
+        f"in free words (edits refused): {report.as_text}"
+    )
+    return 0
+
+
 def _edit(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -480,6 +496,16 @@ def build_parser() -> argparse.ArgumentParser:
     hm.add_argument("motion", help="BVH file")
     hm.add_argument("--joint-map", help="YAML of SMPL joint: BVH joint laid over the mapping")
     hm.set_defaults(func=_human_map)
+
+    im = sub.add_parser("import", help="read another benchmark's folder as a manifest")
+    isub = im.add_subparsers(dest="import_cmd", required=True)
+    it = isub.add_parser(
+        "tomato", help="TOMATO's data/*.json and videos/ as manifest rows (answers as facts)"
+    )
+    it.add_argument("folder", help="TOMATO folder holding data/ and videos/")
+    it.add_argument("--out", help="manifest to write (default: FOLDER/manifest.jsonl)")
+    it.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    it.set_defaults(func=_import_tomato)
 
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
     m.set_defaults(func=_motions)

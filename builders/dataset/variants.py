@@ -182,7 +182,13 @@ def edit_row(
     cached = lookup(record, spec_hash, [sheet], {"video_sha256": out_dir / video_rel})
     if cached is not None:
         return cached
-    clip = variant.apply(load_clip(row, manifest_dir))
+    loaded = load_clip(row, manifest_dir)
+    if loaded.labels is None and not loaded.facts and row.get("question"):
+        raise EditError(
+            f"{where}: its answer {row.get('answer_text', '')!r} is not a fact tempogen reads "
+            "(free words), so no edit can be shown to keep it right"
+        )
+    clip = variant.apply(loaded)
     cert = None
     if clip.labels is not None and motion is not None:  # per-frame labels: certify the answer
         cert = certify(clip.labels)
