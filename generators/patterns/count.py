@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import Motion, Scene, register_motion
+from tempogen.generators.motion import SAMPLES, Motion, Scene, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.velocity import bounce_heights
 
@@ -50,9 +50,14 @@ class FlashCount(Motion):
         scene.ask(["subject"], kind="flash")
 
 
+LOOP_EXTRA = (20.0, 40.0)  # degrees past the N-th lap: centroid noise cannot drop a lap
+
+
 @register_motion
 class LoopCount(Motion):
-    """A subject circles a post N whole times (N <= 3 keeps each sampled step under 90°)."""
+    """A subject circles a post N whole times and a little more (N <= 3 keeps each sampled
+    step under 90°); ending exactly on the N-th lap, a read of the pixels a degree short
+    would count one lap fewer."""
 
     name = "loop_count"
     task = "count"
@@ -67,9 +72,11 @@ class LoopCount(Motion):
         cx = scene.width / 2 + scene.rng.uniform(-0.2, 0.2) * scene.width
         cy = scene.height / 2
         sense = scene.rng.choice([-1.0, 1.0])
-        theta = np.radians(
-            scene.rng.uniform(0, 360) + sense * 360.0 * answer * scene.frames / (scene.n - 1)
-        )
+        total = 360.0 * answer + scene.rng.uniform(*LOOP_EXTRA)
+        # linear in sample position: every sampled step turns total / 15 (under 80 degrees)
+        # even where sampled frames are 3 or 4 apart
+        at = np.interp(scene.frames, scene.samples, np.arange(SAMPLES, dtype=np.float64))
+        theta = np.radians(scene.rng.uniform(0, 360) + sense * total * at / (SAMPLES - 1))
         scene.add("post", post, cx, cy, role="prop")
         scene.add("subject", look, cx + radius * np.cos(theta), cy + radius * np.sin(theta))
         scene.ask(["subject", "post"], kind="loop")

@@ -195,3 +195,18 @@ def test_every_default_question_certifies() -> None:
         fact = get_motion(spec.motion).fact
         assert answer_key(fact, answer_of(labels, idx)) == spec.answer_key, spec.id
         assert answer_of(labels, np.array([0])) is None
+
+
+def test_loop_count_ends_well_past_its_last_lap() -> None:
+    """A loop that ends exactly on its N-th lap reads as N - 1 when the pixels measure a
+    degree short (default build, count-0002): every clip ends 15-90 degrees past it."""
+    motion = MOTIONS["loop_count"]
+    for key in motion.keys():
+        for seed in range(6):
+            labels = make_labels(
+                motion, key, np.random.default_rng(seed), width=320, height=180, fps=15,
+                num_frames=45 + 17 * seed, style=Style(),
+            )  # fmt: skip
+            idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+            turned = abs(float(np.sum(observe.turn_steps(labels, idx))))
+            assert 15.0 <= turned - 360.0 * int(key) < 90.0, (key, seed, turned)
