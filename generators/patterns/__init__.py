@@ -5,6 +5,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     count,
     direction,
     human,
+    human_walk,
     objects3d,
     objects3d_tasks,
     rotation,
