@@ -17,11 +17,14 @@ import pytest
 
 import tempogen.generators.patterns.human  # noqa: F401  (registers the human motions)
 from tempogen import observe
+from tempogen.builders.audit.pixels3d import pixel_states_3d
 from tempogen.facts import answer_of
 from tempogen.generators.camera import Camera
 from tempogen.generators.humans import BodyWorld, Rig, hue
 from tempogen.generators.kinematics import LIMBS, PoseError, flexion
 from tempogen.generators.motion import MOTIONS, SAMPLES, Scene, Style, certify, make_scene
+from tempogen.generators.poses import rotvec_to_matrix
+from tempogen.generators.skeleton import INDEX
 from tempogen.labels import Labels
 from tempogen.questions import answer_key
 
@@ -41,7 +44,7 @@ def _scene(name: str, key: str, seed: int | None = None, **kw) -> Scene:
 def test_the_human_motions_are_registered() -> None:
     want = {"twirl", "body_turn", "hand_move", "side_step", "arm_swing_speed", "jump_rhythm",
             "wave_rhythm", "air_drawing", "jumps", "squats", "claps", "waves",
-            "circle_count", "first_hand", "jump_compare"}  # fmt: skip
+            "circle_count", "first_hand", "jump_compare", "walk_path"}  # fmt: skip
     assert want <= set(HUMAN)
     for name in HUMAN:
         assert MOTIONS[name].note == "simulated human"
@@ -112,6 +115,54 @@ def test_an_unreachable_target_names_the_motion_and_frame() -> None:
     far = np.tile(rig.rest_point("left_shoulder") + [0.0, 0.0, 1.5], (10, 1))
     with pytest.raises(PoseError, match=r"motion 'test_reach': frame 0: left_arm"):
         rig.arm_to("left", far)
+
+
+@pytest.mark.parametrize("key", MOTIONS["walk_path"].keys())
+def test_walk_path_closes_and_faces_along_it(key: str) -> None:
+    """The pelvis walks a closed loop (the last frame is the first) facing along it, the feet
+    take turns to step; asked for "none", the person stands still."""
+    fps = 30.0
+    scene = _scene("walk_path", key, width=640, height=360, fps=fps, num_frames=150)
+    pelvis = np.asarray(scene.labels().meta["joints3d"]["person"])
+    if key == "none":
+        assert np.ptp(pelvis, axis=0).max() < 0.01
+        return
+    xz = pelvis[:, [0, 2]]
+    assert np.linalg.norm(pelvis[-1] - pelvis[0]) < 0.01 * np.ptp(xz, axis=0).max()
+    ahead = rotvec_to_matrix(scene.world.sequence.poses[:, 0]) @ np.array([0.0, 0.0, 1.0])
+    yaw = np.unwrap(np.arctan2(ahead[:, 0], ahead[:, 2]))
+    loop = xz[:-1]  # the last frame is the first: differences wrap round the loop
+    v = np.roll(loop, -1, axis=0) - np.roll(loop, 1, axis=0)
+    v = np.vstack([v, v[:1]])
+    tangent = np.unwrap(np.arctan2(v[:, 0], v[:, 1]))
+    err = np.degrees(np.abs((yaw - tangent + np.pi) % (2 * np.pi) - np.pi))
+    # corners: where the path's own direction jumps (the body turns there, smoothly)
+    at = np.arange(len(xz))
+    corners = np.flatnonzero(np.abs(np.diff(np.degrees(tangent))) > 10.0)
+    far = np.r_[corners, -fps]  # a frame far before the clip: a circle has no corner
+    away = np.abs(at[:, None] - far[None, :]).min(axis=1) > 0.25 * fps
+    assert away.sum() > 0.4 * len(xz)
+    assert err[away].max() < 10.0, err[away].max()  # along the straight parts and curves
+    assert err.max() < 90.0  # a corner is turned smoothly, never walked sideways
+    assert np.degrees(np.abs(np.diff(yaw))).max() < 30.0  # no snap from frame to frame
+    joints = scene.world.joints
+    up = {s: joints[:, INDEX[f"{s}_ankle"], 1] - joints[:, INDEX[f"{s}_ankle"], 1].min() > 0.03
+          for s in ("left", "right")}  # fmt: skip
+    assert not np.any(up["left"] & up["right"])  # walking: one foot always down
+    for s in ("left", "right"):
+        assert np.sum(np.diff(up[s].astype(int)) == 1) >= 2, f"the {s} foot hardly steps"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", MOTIONS["walk_path"].keys())
+def test_walk_path_pixel_audit_reads_the_shape(key: str) -> None:
+    """The pixel audit's own reader (the gloves carry the pelvis) gives the walked shape."""
+    scene = _scene("walk_path", key)
+    labels = scene.labels()
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    measured = pixel_states_3d(_render(scene, idx), labels, idx)
+    got = answer_of(measured, idx)
+    assert got is not None and answer_key("trajectory", got) == key, got
 
 
 # pixel reads -----------------------------------------------------------------------------
