@@ -520,16 +520,17 @@ class Rig:
         role: str = "subject",
         shape: str = "hand",
         angle: Any = 0.0,
+        lit: Any = False,
     ) -> Track:
         """A track at the projection of ``points`` (T, 3): size = ``radius`` metres in
-        pixels at frame 0, scale following the distance to the camera; the 3D points go
-        into ``meta["joints3d"]`` (millimetres)."""
+        pixels at frame 0, scale following the distance to the camera, lit on ``lit``
+        frames; the 3D points go into ``meta["joints3d"]`` (millimetres)."""
         pts = np.asarray(points, dtype=np.float64)
         uv = self.project(pts)
         ppm = np.array([self.camera.pixels_per_metre(p) for p in pts])
         tr = Track.build(
             name, self.n, x=uv[:, 0], y=uv[:, 1], role=role, shape=shape, color=color,
-            size=radius * ppm[0], scale=ppm / ppm[0], angle=angle,
+            size=radius * ppm[0], scale=ppm / ppm[0], angle=angle, lit=lit,
         )  # fmt: skip
         self.scene.tracks.append(tr)
         self.scene.nouns[name] = noun
@@ -659,27 +660,32 @@ def bumps(frames: np.ndarray, centres: Sequence[float], half: float) -> np.ndarr
 class Prop:
     """A rigid thing a person handles (a ball): a mesh, its paint and where it is each frame.
 
-    Its paint is bright, like a glove, so the pixel audit finds it by hue."""
+    Its paint is bright, like a glove, so the pixel audit finds it by hue; ``colors``
+    (T, 3), if given, is its paint per frame (a ball that lights up), ``color`` the bright one."""
 
     faces: np.ndarray
     vertices: np.ndarray  # (V, 3) about the prop's centre
     color: RGB
     centres: np.ndarray  # (T, 3) world centre per frame
+    colors: np.ndarray | None = None  # (T, 3) sRGB per frame, else ``color`` throughout
 
     @classmethod
-    def ball(cls, radius: float, color: RGB, centres: np.ndarray) -> Prop:
-        """A ball of ``radius`` metres centred on ``centres`` (T, 3)."""
+    def ball(
+        cls, radius: float, color: RGB, centres: np.ndarray, colors: np.ndarray | None = None
+    ) -> Prop:
+        """A ball of ``radius`` metres centred on ``centres`` (T, 3), painted ``colors``
+        (T, 3) per frame if given."""
         import trimesh
 
         m = trimesh.creation.icosphere(subdivisions=2, radius=radius)
-        return cls(np.asarray(m.faces), np.asarray(m.vertices), color, np.asarray(centres))
+        paint = None if colors is None else np.asarray(colors, np.uint8)
+        return cls(np.asarray(m.faces), np.asarray(m.vertices), color, np.asarray(centres), paint)
 
     def mesh(self) -> Mesh:
-        """The prop as a mesh moving through the clip."""
+        """The prop as a mesh moving (and changing paint) through the clip."""
         verts = self.centres[:, None, :] + self.vertices[None]
-        return Mesh(
-            self.faces, verts, np.tile(np.asarray(self.color, np.uint8), (len(self.vertices), 1))
-        )
+        paint = np.tile(np.asarray(self.color, np.uint8), (len(self.vertices), 1))
+        return Mesh(self.faces, verts, paint, self.colors)
 
 
 @dataclass(frozen=True)
@@ -689,6 +695,7 @@ class Mesh:
     faces: np.ndarray
     vertices: np.ndarray
     colors: np.ndarray  # (V, 3) sRGB
+    frame_colors: np.ndarray | None = None  # (T, 3) sRGB of the whole mesh per frame
 
 
 def finish_people(rigs: Sequence[Rig]) -> None:
@@ -796,6 +803,8 @@ class BodyWorld:
                 r.set_vertices(handle, self.vertices[i])
                 for h, m in zip(extra, self.others):
                     r.set_vertices(h, m.vertices[i])
+                    if m.frame_colors is not None:
+                        r.set_colors(h, m.frame_colors[i])
                 yield r.render()
 
 

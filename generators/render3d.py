@@ -646,6 +646,16 @@ class Renderer:
         dyn.primitive.positions = dyn.data[:, 0:3]
         dyn.dirty = True
 
+    def set_colors(self, handle: int, colors: np.ndarray) -> None:
+        """New sRGB paint ((V, 3) or (3,)) for a mesh this renderer owns, e.g. a lamp lighting up."""
+        owned = self._owned.get(handle)
+        if owned is None:
+            raise RenderError(f"mesh {handle!r} has no colours of its own to change")
+        rgba = _rgba(colors, len(owned.data), "set_colors colors")
+        owned.base = rgba[:, :3].copy()
+        owned.data[:, 6:10] = rgba
+        owned.dirty = True
+
     def set_pose(self, handle: int, pose: np.ndarray) -> None:
         """Move a mesh: its 4x4 model-to-world pose."""
         p = np.asarray(pose, dtype=np.float64)

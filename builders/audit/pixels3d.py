@@ -183,7 +183,8 @@ def human_pixel_states(frames: Sequence[np.ndarray], labels: Labels, idx: np.nda
     """States of simulated humans read from their bright gloves (and bright props).
 
     Every object the question reads is measured (an order question reads several). A hand
-    or a held prop is its paint's centroid. A body turn is the on-screen direction from the
+    or a held prop is its paint's centroid; a held prop that lights up is lit where its
+    paint covers a good part of its disc. A body turn is the on-screen direction from the
     right glove to the left one, which an elevated camera sees turn the way the body turns
     seen from above. Any other object (feet, head, the whole person) is carried by the
     gloves: its labelled first position plus how far the gloves' midpoint has moved since.
@@ -199,6 +200,10 @@ def human_pixel_states(frames: Sequence[np.ndarray], labels: Labels, idx: np.nda
         if t.role == "anchor":
             continue
         hands = people[int(owners.get(name, 0))]["hands"]
+        if labels.query.kind == "lit" and tuple(int(v) for v in t.color) in props:
+            area = np.array([glove_mask(f, t.color).sum() for f in frames])  # lit: its paint shows
+            states[name] = {"lit": area >= LIT_AREA * np.pi * t.size**2}
+            continue
         if t.shape == "hand" or tuple(int(v) for v in t.color) in props:
             pts = [centroid(glove_mask(f, t.color)) for f in frames]
             c = _fill(pts, f"the {t.shape} {name!r}")

@@ -44,7 +44,7 @@ def _scene(name: str, key: str, seed: int | None = None, **kw) -> Scene:
 def test_the_human_motions_are_registered() -> None:
     want = {"twirl", "body_turn", "hand_move", "side_step", "arm_swing_speed", "jump_rhythm",
             "wave_rhythm", "air_drawing", "jumps", "squats", "claps", "waves",
-            "circle_count", "first_hand", "jump_compare", "walk_path"}  # fmt: skip
+            "circle_count", "first_hand", "jump_compare", "walk_path", "held_lights"}  # fmt: skip
     assert want <= set(HUMAN)
     for name in HUMAN:
         assert MOTIONS[name].note == "simulated human"
@@ -218,6 +218,8 @@ def _measured(labels: Labels, idx: np.ndarray, name: str, **states: np.ndarray) 
 
 def _pixel_answer(scene: Scene, labels: Labels, idx: np.ndarray) -> object:
     subject = labels.subject
+    if labels.query.kind == "lit":  # held balls lighting up: where each one's paint shows
+        return answer_of(pixel_states_3d(_render(scene, idx), labels, idx), idx)
     if subject.shape == "hand":  # every hand the question reads, from its glove
         frames = _render(scene, idx)
         measured = labels
