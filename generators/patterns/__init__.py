@@ -6,6 +6,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     direction,
     human,
     human_compare,
+    human_count,
     human_props,
     human_walk,
     objects3d,

@@ -44,7 +44,8 @@ def _scene(name: str, key: str, seed: int | None = None, **kw) -> Scene:
 def test_the_human_motions_are_registered() -> None:
     want = {"twirl", "body_turn", "hand_move", "side_step", "arm_swing_speed", "jump_rhythm",
             "wave_rhythm", "air_drawing", "jumps", "squats", "claps", "waves",
-            "circle_count", "first_hand", "jump_compare", "walk_path", "held_lights"}  # fmt: skip
+            "circle_count", "first_hand", "jump_compare", "walk_path", "held_lights",
+            "step_count", "arm_circles"}  # fmt: skip
     assert want <= set(HUMAN)
     for name in HUMAN:
         assert MOTIONS[name].note == "simulated human"
