@@ -55,6 +55,7 @@ def kills(work: Path, rounds: int, seed: int, samples: int = 3) -> dict[str, Any
     group at a random moment ``rounds`` times (resuming each time), and let it finish."""
     from tempogen.video import VideoError, probe
 
+    work.mkdir(parents=True, exist_ok=True)
     config = work / "kill.yaml"
     config.write_text(KILL_CONFIG.format(samples=samples))
     t0 = time.perf_counter()

@@ -101,10 +101,38 @@ def read_jsonl_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, 
                     raise InputFileError(
                         f"{path}:{n}: expected a JSON object, got {type(obj).__name__}"
                     )
+                bad = _surrogate_field(obj)
+                if bad is not None:
+                    raise InputFileError(
+                        f"{path}:{n}: {bad}: holds a lone surrogate escape (\\ud800-\\udfff), "
+                        "which is no character and cannot be written as UTF-8"
+                    )
                 out.append((n, obj))
         except UnicodeDecodeError as exc:
             raise InputFileError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
     return out
+
+
+def _surrogate_field(obj: Any, where: str = "") -> str | None:
+    """The field path of the first string (or key) holding a lone surrogate, else None."""
+    if isinstance(obj, str):
+        try:
+            obj.encode("utf-8")
+        except UnicodeEncodeError:
+            return where or "(value)"
+        return None
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            name = f"{where}.{k}" if where else str(k)
+            bad = _surrogate_field(k, name) or _surrogate_field(v, name)
+            if bad is not None:
+                return bad.encode("utf-8", "backslashreplace").decode("utf-8")
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj):
+            bad = _surrogate_field(v, f"{where}[{i}]")
+            if bad is not None:
+                return bad
+    return None
 
 
 def read_jsonl(path: str | os.PathLike[str]) -> list[dict[str, Any]]:

@@ -158,3 +158,18 @@ def test_a_folder_lock_names_its_holder_and_dies_with_it(tmp_path):
         holder.wait(timeout=10)
     with folder_lock(tmp_path) as lock:  # a killed holder leaves no stale lock
         assert lock.read_text().split()[0] == str(os.getpid())
+
+
+def test_a_lone_surrogate_in_json_lines_names_file_line_and_field(tmp_path) -> None:
+    """``"\\ud800"`` is valid JSON but no character: written into a file name or UTF-8 text it
+    was a traceback (found by scripts/reliability.py); reading refuses it with its place."""
+    from tempogen.errors import InputFileError
+    from tempogen.io import read_jsonl
+
+    path = tmp_path / "m.jsonl"
+    path.write_text('{"id": "ok"}\n{"id": "b", "labels": {"tags": ["x", "y\\udc80"]}}\n')
+    with pytest.raises(InputFileError) as err:
+        read_jsonl(path)
+    assert "m.jsonl:2: labels.tags[1]: holds a lone surrogate" in str(err.value)
+    path.write_text('{"id": "ok", "text": "caf\\u00e9 \\ud83d\\ude00"}\n')  # a real pair: fine
+    assert read_jsonl(path) == [{"id": "ok", "text": "café 😀"}]
