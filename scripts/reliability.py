@@ -36,7 +36,6 @@ samples_per_task: {samples}
 scenes3d: {{humans: 0.34, objects: 0.34, duration: [2.0, 3.0]}}
 variants: {{share: 0.3}}
 """
-ALLOWED_HIDDEN = {".tempogen-build.json", ".tempogen.lock"}
 
 
 # -- kills ----------------------------------------------------------------------------------
@@ -91,7 +90,13 @@ def kills(work: Path, rounds: int, seed: int, samples: int = 3) -> dict[str, Any
             probe(v)
         except VideoError:
             bad_videos.append(v.name)
-    hidden = [str(p.relative_to(out)) for p in out.rglob(".*") if p.name not in ALLOWED_HIDDEN]
+
+    def hidden(root: Path) -> set[str]:
+        return {str(p.relative_to(root)) for p in root.rglob("*") if p.name.startswith(".")}
+
+    # what the clean build keeps too (the build's mark, its lock, the embedding cache) is
+    # not left over; anything else hidden is (a temp file of a killed run)
+    left = sorted(hidden(out) - hidden(work / "clean"))
     rows = len((out / "manifest.jsonl").read_text().splitlines())
     return {
         "config": KILL_CONFIG.format(samples=samples),
@@ -102,7 +107,7 @@ def kills(work: Path, rounds: int, seed: int, samples: int = 3) -> dict[str, Any
         "manifest_identical": manifest_same,
         "videos": len(videos),
         "videos_undecodable": bad_videos,
-        "hidden_files_left": hidden,
+        "hidden_files_left": left,
     }
 
 
