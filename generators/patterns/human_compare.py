@@ -1,25 +1,32 @@
 """Two simulated people compared: side by side, each repeats an action a different number
-of times, and the question asks who does it more (fact ``more``)."""
+of times, and the question asks who does it more (fact ``more``); or each turns on the spot,
+and the question asks who starts first (fact ``order``)."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from tempogen.generators.humans import (
+    HAND_RADIUS,
+    SIDE_SIGN,
     SIDES,
     HumanMotion,
     Rig,
+    arm_down,
     finish_people,
     person_noun,
     share_camera,
     start_pair,
 )
+from tempogen.generators.kinematics import axis_angle, compose
 from tempogen.generators.motion import Scene, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.human import jump
+from tempogen.generators.patterns.visual_cues import end_samples, start_samples
 from tempogen.generators.skeleton import INDEX
 
 MAX_COUNT = 5  # each person's count is drawn in 1..MAX_COUNT
+TWIST_SIGN = -1.0
 PAIR_ARMS = 58.0  # degrees below the horizontal the arms swing to: two people's hands stay apart
 
 
@@ -60,4 +67,40 @@ class JumpCompare(HumanMotion):
             _feet(rig, side)
         scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
         scene.ask(self.objects, kind="raise")
+        finish_people(list(rigs.values()))
+
+
+@register_motion
+class TurnFirst(HumanMotion):
+    """Two people side by side, arms out and down, each turn on the spot toward the other;
+    one starts first, both at once, or neither turns. Each is read from their outer glove."""
+
+    name = "turn_first"
+    task = "visual_cues"
+    fact = "order"
+    answers = ((("left",), ("right",)), (("right",), ("left",)), (("left", "right"),), ())
+    objects = ("left", "right")
+    question = "Which of the two people starts turning first?"
+
+    def animate(self, scene: Scene, answer: tuple) -> None:
+        rigs = start_pair(scene, self.name)
+        starts = start_samples(scene, list(self.objects), answer)
+        ends = end_samples(scene, starts)
+        for side, rig in rigs.items():
+            u = np.zeros(scene.n)
+            if side in starts:  # off at once (eased out), so both starts read alike
+                a, b = scene.sample_frame(starts[side]), scene.sample_frame(ends[side])
+                u = 1.0 - (1.0 - np.clip((scene.frames - a) / (b - a), 0.0, 1.0)) ** 2
+            inward = 1.0 if side == "left" else -1.0  # the outer glove comes forward
+            turn = scene.rng.uniform(50.0, 75.0)
+            rig.poses[:, 0] = axis_angle((0.0, 1.0, 0.0), inward * turn * u)
+            for s in SIDES:  # palms twisted to face the camera halfway through the turn
+                twist = axis_angle((1.0, 0.0, 0.0), inward * SIDE_SIGN[s] * (90.0 - turn / 2))
+                rig.poses[:, INDEX[f"{s}_shoulder"]] = compose(arm_down(s, PAIR_ARMS), twist)
+        share_camera(list(rigs.values()), elevation=(8.0, 18.0), fill=(0.8, 0.88))
+        for side, rig in rigs.items():  # the outer glove (facing us, the viewer's left is
+            outer = "right" if side == "left" else "left"  # their right): never hidden
+            rig.track(side, rig.hand(outer), person_noun(side, rig), rig.look.hands[outer][1],
+                      HAND_RADIUS)  # fmt: skip
+        scene.ask(self.objects, kind="move")
         finish_people(list(rigs.values()))
