@@ -2,11 +2,11 @@
 
 Lighting changes a painted surface's brightness, not its hue, and floor and sky are
 unsaturated, so an object is the large saturated blobs whose hue is nearest its paint among
-every paint in the scene (``labels.meta["paints"]``). Positions are blob centroids; a spin is
-read from a marked part (``mark`` track) going round the object's centre, which holds even
-when the object is seen obliquely and its outline does not turn rigidly on screen. A lamp is
-lit where its paint covers a good part of its disc (an unlit lamp is a greyed paint, too
-unsaturated for any hue mask).
+every paint in the scene (``labels.meta["paints"]``). Positions are blob centroids; a spin
+(its sense, or its speed: query kind ``angle``) is read from a marked part (``mark`` track)
+going round the object's centre, which holds even when the object is seen obliquely and its
+outline does not turn rigidly on screen. A lamp is lit where its paint covers a good part of
+its disc (an unlit lamp is a greyed paint, too unsaturated for any hue mask).
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ def pixel_states_3d(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarra
             area = np.array([hue_mask(f, t.color, rest, hsv).sum() for f, hsv in zip(frames, hsvs)])
             states[name] = {"lit": area >= LIT_AREA * np.pi * t.size**2}
         return with_measured(labels, idx, states)
-    if q.kind == "spin" and "mark" in names:
+    if q.kind in ("spin", "angle") and "mark" in names:
         mark = labels.track("mark")
         rest = [p for p in all_paints if tuple(p) not in (tuple(mark.color), tuple(subject.color))]
         m = track_of(mark.color, "the mark")

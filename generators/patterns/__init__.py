@@ -10,6 +10,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     human_props,
     human_walk,
     objects3d,
+    objects3d_speed,
     objects3d_tasks,
     rotation,
     shape,

@@ -171,6 +171,8 @@ TASK_NAMES = (
     "roll_order3d",
     "ball_pace3d",
     "ramp_roll3d",
+    "pendulum3d",
+    "rotor3d",
     "fly_shape3d",
     "cube_fly3d",
     "balloon3d",
@@ -392,3 +394,63 @@ def test_a_long_bounce_clip_keeps_its_count_through_the_json_labels() -> None:
     labels = spec_scene(spec)[0].labels()
     stored = Labels.from_json(json.loads(json.dumps(labels_json(labels))))
     assert answer_of(labels) == answer_of(stored) == int(spec.answer_key) == 6
+
+
+# 3D objects whose speed swings or turns: a pendulum and a rotor ------------------------------
+SPEED_NAMES = ("pendulum3d", "rotor3d")
+SPEED_CASES = [
+    (name, key, seed) for name in SPEED_NAMES for key in MOTIONS[name].keys() for seed in (0, 1, 2)
+]
+
+
+def _physical_trend(speeds: np.ndarray) -> str:
+    """Speed trend of per-frame speeds by their envelope: the peaks of the first and last third."""
+    if speeds.max() < 1e-9:
+        return "none"
+    k = len(speeds) // 3
+    ratio = speeds[-k:].max() / speeds[:k].max()
+    return "accelerating" if ratio > 2 else "decelerating" if ratio < 0.5 else "constant"
+
+
+@pytest.mark.parametrize("name,key,seed", SPEED_CASES)
+def test_pendulum_and_rotor_certify_every_answer(name: str, key: str, seed: int) -> None:
+    scene = _scene(name, key, zlib.crc32(f"{name}/{key}".encode()) % 1000 + 1000 * seed)
+    labels = scene.labels()
+    assert answer_key("speed", answer_of(labels)) == key
+    cert = certify(labels)
+    assert cert.ok("speed", key), cert  # 16 frames suffice, one does not
+    idx = observe.uniform_indices(scene.n, SAMPLES)
+    if name == "rotor3d":  # no sampled step comes near a turn that could alias
+        assert np.abs(np.diff(labels.subject.angle[idx])).max() < 0.9 * 90.0
+
+
+@pytest.mark.parametrize("key", MOTIONS["pendulum3d"].keys())
+def test_pendulum_swings_as_a_pendulum_and_its_trend_is_physical(key: str) -> None:
+    scene = _scene("pendulum3d", key)
+    rod, ball = scene.world.bodies[1:]
+    pivot = rod.poses[0, :3, 3]
+    centres = ball.poses[:, :3, 3]
+    length = np.linalg.norm(centres - pivot, axis=1)
+    assert np.allclose(length, length[0]) and np.allclose(centres[:, 2], pivot[2])
+    period = 2 * np.pi * np.sqrt(length[0] / 9.81)  # small swings: T = 2 pi sqrt(L / g)
+    assert period == pytest.approx((scene.n - 1) / 3 / scene.fps)
+    # the ball's speed in metres per second, frame by frame, from its 3D path
+    speeds = np.linalg.norm(np.diff(centres, axis=0), axis=1) * scene.fps
+    assert _physical_trend(speeds) == key == answer_key("speed", answer_of(scene.labels()))
+
+
+@pytest.mark.parametrize("key", MOTIONS["rotor3d"].keys())
+def test_rotor_spins_face_on_and_its_trend_is_physical(key: str) -> None:
+    scene = _scene("rotor3d", key)
+    cam = scene.world.camera
+    hub = scene.world.bodies[1]
+    axis = hub.poses[:, :3, 2]  # the hub cylinder's axis in every frame
+    assert np.allclose(axis, axis[0])
+    # the blades face the camera: the turn axis points at the eye
+    view = cam.pose[:3, 3] - hub.poses[0, :3, 3]
+    # degrees turned per second, frame to frame, from the rotor's 3D poses
+    step = np.einsum("nij,nkj->nik", hub.poses[1:, :3, :3], hub.poses[:-1, :3, :3])
+    turn = np.arccos(np.clip((np.trace(step, axis1=1, axis2=2) - 1) / 2, -1, 1))
+    assert _physical_trend(np.degrees(turn) * scene.fps) == key
+    assert answer_key("speed", answer_of(scene.labels())) == key
+    assert abs(axis[0] @ view) / np.linalg.norm(view) > 0.999
