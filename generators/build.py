@@ -177,22 +177,24 @@ DEMONSTRATIONS = ("human", "object3d")  # TOMATO's demonstration types drawn in 
 def _own_fact_slots(
     cfg: DatasetConfig, t_index: int, n: int, flat: list[Motion], solid: list[Motion]
 ) -> dict[int, tuple[Motion, str]]:
-    """Slots for 3D patterns whose fact no 2D pattern of the task asks (two people compared:
-    who jumps more): each gets the share one pattern of its type would get, its answers
-    cycling in a seeded order, at seeded places; the task's 2D answer classes stay balanced
-    over the other slots."""
-    facts = {m.fact for m in flat}
-    own = [m for m in solid if flat and m.fact not in facts]
-    if not own:
-        return {}
+    """Slots for 3D patterns with answers no 2D pattern of the task gives (two people
+    compared: who jumps more, who turns first): each gets the share one pattern of its type
+    would get, those answers cycling in a seeded order, at seeded places; the task's 2D
+    answer classes stay balanced over the other slots."""
+    known = set(_classes(flat))
     rng = np.random.default_rng([cfg.seed, 5, t_index])
     shares = {"human": cfg.scenes3d.humans, "object3d": cfg.scenes3d.objects}
     picks: list[tuple[Motion, str]] = []
-    for m in own:
+    for m in solid if flat else []:
+        own = [k for k in m.keys() if (m.fact, k) not in known]
+        if not own:
+            continue
         of_kind = sum(1 for o in solid if o.renderer == m.renderer)
         k = math.floor(shares[m.renderer] * n / of_kind + 0.5)
-        keys = [m.keys()[j] for j in rng.permutation(len(m.keys()))]
+        keys = [own[j] for j in rng.permutation(len(own))]
         picks += [(m, keys[j % len(keys)]) for j in range(k)]
+    if not picks:
+        return {}
     places = rng.choice(n, size=min(len(picks), n), replace=False)
     return {int(i): pick for i, pick in zip(places, picks)}
 
