@@ -46,8 +46,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "bench" / "out" / "human.json"
-MOTIONS = ("jumps", "twirl", "body_turn")  # full body, close-up hand, elevated spin
-OBJECT_MOTIONS = ("cube_spin", "ball_bounce3d")  # a turning box; a ball over a floor
+MOTIONS = ("jumps", "twirl", "body_turn", "turn_first", "walk_path")  # + two people; from above
+OBJECT_MOTIONS = ("cube_spin", "ball_bounce3d", "pendulum3d", "rotor3d")  # box, ball, swing, rotor
 TARGET_FPS = 30.0
 
 
