@@ -194,7 +194,7 @@ def _end_to_end(motion: str, frames: int, width: int, height: int, path: Path) -
     scene = _clip(motion, frames, width, height)
     t1 = time.perf_counter()
     n = 0
-    with VideoWriter(path, 30.0, width, height) as w:
+    with VideoWriter(path, 30.0, width, height, background=True) as w:  # as the build writes
         for frame in scene.world.frames("grid", np.random.default_rng(2)):
             w.write(frame)
             n += 1

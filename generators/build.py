@@ -352,8 +352,9 @@ def _render_new(
     partial = staging(video_path)
     with discard_on_error(partial):
         with VideoWriter(
-            partial, spec.fps, spec.width, spec.height, crf=spec.crf, preset=spec.preset
-        ) as vw:
+            partial, spec.fps, spec.width, spec.height, crf=spec.crf, preset=spec.preset,
+            background=True,
+        ) as vw:  # fmt: skip
             written = 0
             for i, frame in enumerate(frames):
                 vw.write(frame)

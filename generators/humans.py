@@ -876,7 +876,7 @@ def render_motion(
     world = BodyWorld(
         body.faces, posed.vertices, colors, camera, floor=float(posed.joints[..., 1].min()) - 0.1
     )
-    with VideoWriter(out, seq.fps, width, height, crf=crf) as vw:
+    with VideoWriter(out, seq.fps, width, height, crf=crf, background=True) as vw:
         for frame in world.frames(background, rng):
             vw.write(frame)
     return {

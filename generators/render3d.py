@@ -373,10 +373,14 @@ def _over(
     ``binary``: coverage is all or nothing (no multisampling), so a masked copy suffices.
     """
     np.copyto(out, backdrop)
-    if binary:
-        cv2.copyTo(cv2.cvtColor(rgba, cv2.COLOR_RGBA2RGB), np.ascontiguousarray(rgba[..., 3]), out)
-        return out
     alpha = rgba[..., 3]
+    if binary:  # only the box the meshes cover
+        x, y, w, h = cv2.boundingRect(np.ascontiguousarray(alpha))
+        if w and h:
+            box = rgba[y : y + h, x : x + w]
+            rgb = cv2.cvtColor(box, cv2.COLOR_RGBA2RGB)
+            cv2.copyTo(rgb, np.ascontiguousarray(box[..., 3]), out[y : y + h, x : x + w])
+        return out
     rows = np.flatnonzero(alpha.any(axis=1))
     if not len(rows):
         return out

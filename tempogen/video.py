@@ -11,6 +11,7 @@ import hashlib
 import os
 import secrets
 import shutil
+from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from fractions import Fraction
@@ -60,7 +61,9 @@ class VideoWriter:
     """Stream RGB frames into an mp4; the file appears under its name only when complete.
 
     Use as a context manager. On an exception, or if ``close`` is never reached, the partial
-    file is removed and nothing is left at ``path``.
+    file is removed and nothing is left at ``path``. ``background``: encode on a second thread
+    (libx264 runs without the GIL), so making the next frame overlaps encoding this one; the
+    file is byte-identical either way.
     """
 
     def __init__(
@@ -73,6 +76,7 @@ class VideoWriter:
         crf: int = DEFAULT_CRF,
         preset: str = DEFAULT_PRESET,
         threads: int = 1,
+        background: bool = False,
     ) -> None:
         if width % 2 or height % 2:
             raise VideoError(f"{path}: yuv420p needs even dimensions, got {width}x{height}")
@@ -94,7 +98,11 @@ class VideoWriter:
             raise VideoError(f"{path}: cannot open for writing: {exc}") from exc
         self.frames_written = 0
         self._yuv: np.ndarray | None = None
-        self._frame: av.VideoFrame | None = None
+        # background: frame i encodes on a thread while the caller makes frame i + 1; two
+        # encoder frames take turns, and frame i waits for frame i - 1 before it is sent
+        self._frames: list[av.VideoFrame] = []
+        self._pool = ThreadPoolExecutor(1, thread_name_prefix="encode") if background else None
+        self._pending: Future[None] | None = None
 
     def write(self, frame: np.ndarray) -> None:
         """Append one RGB uint8 frame of the writer's size."""
@@ -120,25 +128,37 @@ class VideoWriter:
         )
 
     def _encode_planes(self, planes: tuple[np.ndarray, ...]) -> None:
-        """Copy Y, U, V planes into the reused encoder frame and encode it."""
-        if self._frame is None:
-            self._frame = av.VideoFrame(self.width, self.height, "yuv420p")
-        for plane, src in zip(self._frame.planes, planes, strict=True):
+        """Copy Y, U, V planes into a reused encoder frame and encode it (on the encode
+        thread when the writer has one)."""
+        turns = 2 if self._pool is not None else 1
+        while len(self._frames) < turns:
+            self._frames.append(av.VideoFrame(self.width, self.height, "yuv420p"))
+        index = self.frames_written
+        vf = self._frames[index % turns]  # frame index - 2, its last user, is encoded
+        for plane, src in zip(vf.planes, planes, strict=True):
             ph, pw = src.shape
             np.copyto(np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)[:ph, :pw], src)
-        self._encode(self._frame)
+        if self._pool is None:
+            self._encode(vf, index)
+        else:
+            self._wait()
+            self._pending = self._pool.submit(self._encode, vf, index)
+        self.frames_written += 1
 
-    def _encode(self, vf: av.VideoFrame) -> None:
-        """Encode and mux one frame; a failing write (a full disk) becomes a VideoError."""
-        vf.pts = self.frames_written
+    def _wait(self) -> None:
+        """Wait for the frame on the encode thread; its failure is raised here."""
+        pending, self._pending = self._pending, None
+        if pending is not None:
+            pending.result()
+
+    def _encode(self, vf: av.VideoFrame, index: int) -> None:
+        """Encode and mux frame ``index``; a failing write (a full disk) becomes a VideoError."""
+        vf.pts = index
         try:
             for packet in self._stream.encode(vf):
                 self._container.mux(packet)
         except (av.error.FFmpegError, OSError) as exc:
-            raise VideoError(
-                f"{self.path}: write failed at frame {self.frames_written}: {exc}"
-            ) from exc
-        self.frames_written += 1
+            raise VideoError(f"{self.path}: write failed at frame {index}: {exc}") from exc
 
     def write_i420(self, frame: np.ndarray | tuple[np.ndarray, np.ndarray, np.ndarray]) -> None:
         """Append one frame already in I420 (yuv420p, limited range, as ``write`` produces).
@@ -183,9 +203,14 @@ class VideoWriter:
             self.abort()
             raise VideoError(f"{self.path}: refusing to write a video with no frames")
         try:
+            self._wait()
+            self._stop()
             for packet in self._stream.encode():
                 self._container.mux(packet)
             self._container.close()
+        except VideoError as exc:
+            self.abort(exc)
+            raise
         except Exception as exc:
             self.abort(exc)
             raise VideoError(f"{self.path}: write failed: {exc}") from exc
@@ -194,11 +219,22 @@ class VideoWriter:
     def abort(self, exc: BaseException | None = None) -> None:
         """Drop the partial file."""
         try:
+            self._wait()
+        except Exception:
+            pass
+        self._stop()
+        try:
             self._container.close()
         except Exception:
             pass
         err = exc or RuntimeError("aborted")
         self._atomic.__exit__(type(err), err, None)
+
+    def _stop(self) -> None:
+        """Let the encode thread go (it has nothing left to do)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
 
     def __enter__(self) -> VideoWriter:
         return self

@@ -215,3 +215,52 @@ def test_missing_file(tmp_path):
         read_video(path)
     with pytest.raises(VideoError, match=re.escape(f"{path}: no such video file")):
         probe(path)
+
+
+def test_background_encoding_writes_the_same_bytes(tmp_path):
+    """The encode thread changes when frames are encoded, never what: identical files, also
+    when the caller reuses one frame buffer (as the renderers do) and through write_i420."""
+    frames = make_frames(t=24)
+    write_video(tmp_path / "sync.mp4", frames, fps=10)
+    buf = np.empty_like(frames[0])
+    with VideoWriter(tmp_path / "bg.mp4", 10, W, H, background=True) as vw:
+        for f in frames:
+            np.copyto(buf, f)  # the next frame overwrites this buffer at once
+            vw.write(buf)
+    assert vw.frames_written == 24
+    assert (tmp_path / "bg.mp4").read_bytes() == (tmp_path / "sync.mp4").read_bytes()
+    with VideoWriter(tmp_path / "i420.mp4", 10, W, H, background=True) as vw:
+        yuv = np.empty((H * 3 // 2, W), np.uint8)
+        for f in frames:
+            cv2.cvtColor(f, cv2.COLOR_RGB2YUV_I420, dst=yuv)
+            vw.write_i420(yuv)
+    assert (tmp_path / "i420.mp4").read_bytes() == (tmp_path / "sync.mp4").read_bytes()
+    assert _entries(tmp_path) == ["bg.mp4", "i420.mp4", "sync.mp4"]
+
+
+def test_background_encoding_failure_names_the_file_and_leaves_nothing(tmp_path):
+    """A write that fails on the encode thread (the file size limit: a full disk) is raised
+    to the caller as a VideoError naming the file, and no partial file stays."""
+    import subprocess
+    import sys
+    import textwrap
+
+    target = tmp_path / "big.mp4"
+    code = textwrap.dedent(f"""
+        import resource, signal
+        import numpy as np
+        from tempogen.video import VideoError, VideoWriter
+        resource.setrlimit(resource.RLIMIT_FSIZE, (20_000, 20_000))
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        rng = np.random.default_rng(0)
+        try:
+            with VideoWriter({str(target)!r}, 10, 320, 240, background=True) as vw:
+                for _ in range(60):
+                    vw.write(rng.integers(0, 255, (240, 320, 3), dtype=np.uint8))
+        except VideoError as exc:
+            print("ERR", exc)
+    """)
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.startswith(f"ERR {target}: write failed"), proc.stdout
+    assert _entries(tmp_path) == []
