@@ -11,8 +11,8 @@ import hashlib
 import os
 import secrets
 import shutil
-from concurrent.futures import Future, ThreadPoolExecutor
 from collections.abc import Iterable, Iterator
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
