@@ -67,6 +67,12 @@ def describe(track_name: str, labels: Labels) -> str:
     return str(labels.meta.get("nouns", {}).get(track_name, f"the {track_name}"))
 
 
+def _named(track_name: str, labels: Labels) -> str:
+    """An option that names an object: ``The red star.``"""
+    phrase = describe(track_name, labels)
+    return phrase[0].upper() + phrase[1:] + "."
+
+
 class Fact:
     """One kind of answer. Subclasses set ``name`` and override what differs.
 
@@ -289,8 +295,7 @@ class Order(Fact):
             return "Both at the same time." if n == 2 else "All at the same time."
         if key == "none":
             return "None of them." if n > 2 else "Neither of them."
-        phrase = describe(key, labels)
-        return phrase[0].upper() + phrase[1:] + "."
+        return _named(key, labels)
 
 
 class More(Fact):
@@ -332,8 +337,24 @@ class More(Fact):
         return [name for name, _ in self.pairs(objects)] if objects else []
 
     def option_text(self, key: str, labels: Labels) -> str:
-        phrase = describe(key, labels)
-        return phrase[0].upper() + phrase[1:] + "."
+        return _named(key, labels)
+
+
+class Faster(Fact):
+    """Which of several actors moves faster on average over the clip (its path length over
+    the time, at its own depth); a near tie has no answer, so clips are drawn with a clear
+    winner. The key names the winner's track."""
+
+    name = "faster"
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.fastest(labels, self.frames(labels, idx))
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return list(objects)
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        return _named(key, labels)
 
 
 class Trajectory(Fact):
@@ -383,5 +404,5 @@ def answer_of(labels: Labels, idx: np.ndarray | None = None) -> Any:
     return get_fact(labels.query.fact).derive(labels, idx)
 
 
-for _cls in (Direction, Rotation, Speed, Frequency, Count, Order, Trajectory, More):
+for _cls in (Direction, Rotation, Speed, Frequency, Count, Order, Trajectory, More, Faster):
     register_fact(_cls)

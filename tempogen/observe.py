@@ -43,6 +43,7 @@ CONST_RATIO = 1.15  # within this ratio the speed reads as constant
 FREQ_RATIO = 1.35  # first/last interval ratio that reads as a change of frequency
 CONST_FREQ = 1.1
 CORNER_DEG = 50.0  # turning angle at a sampled point that reads as a corner
+FASTER_RATIO = 1.25  # mean-speed ratio that reads as one actor being faster than the rest
 
 
 def uniform_indices(n: int, m: int) -> np.ndarray:
@@ -144,6 +145,31 @@ def speed(labels: Labels, idx: np.ndarray, track: Track, kind: str = "position")
     if 1 / CONST_RATIO <= ratio <= CONST_RATIO:
         return "constant"
     return None
+
+
+def mean_speed(labels: Labels, idx: np.ndarray, track: Track) -> float | None:
+    """Mean speed over the sampled frames in pixels per second at the first frame's depth:
+    each step's on-screen move divided by the track's scale there, so a person farther away
+    is not read as slower. None from fewer than two frames."""
+    if len(idx) < 2:
+        return None
+    t = _times(labels, idx)
+    step = np.hypot(np.diff(track.x[idx]), np.diff(track.y[idx]))
+    scale = 0.5 * (track.scale[idx][1:] + track.scale[idx][:-1])
+    return float((step / np.maximum(scale, 1e-9)).sum() / max(t[-1] - t[0], 1e-9))
+
+
+def fastest(labels: Labels, idx: np.ndarray) -> str | None:
+    """The query object that moves clearly faster (``FASTER_RATIO``) than every other one;
+    None when undetermined (one frame, no one moving, or no clear winner)."""
+    v = {name: mean_speed(labels, idx, labels.track(name)) for name in labels.query.objects}
+    if any(x is None for x in v.values()):
+        return None
+    ranked = sorted(v.items(), key=lambda kv: -kv[1])
+    (top, vt), (_, v2) = ranked[0], ranked[1]
+    if vt < MOVE_EPS * math.hypot(labels.width, labels.height):
+        return None
+    return top if vt >= FASTER_RATIO * v2 else None
 
 
 def _runs(mask: np.ndarray) -> list[tuple[int, int]]:

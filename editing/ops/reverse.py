@@ -29,6 +29,7 @@ class Reverse(TimeOp):
         "count": PRESERVED,
         "trajectory": PRESERVED,
         "order": FROM_STATES,  # who starts first backwards depends on when each action ends
+        "faster": PRESERVED,  # the same paths in the same time
     }
 
     def select(self, clip: Clip) -> np.ndarray:

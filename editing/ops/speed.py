@@ -14,9 +14,10 @@ from tempogen.editing.effects import FROM_STATES, PRESERVED, Effect, mapped
 from tempogen.editing.ops.base import TimeOp, register_op
 from tempogen.errors import EditError
 
-# Dropped frames (a rate above 1) may hide a brief event or alias a fast turn: those answers
-# are then read again from the resampled states, and external clips without states refuse.
-DROPS_FRAMES = ("count", "frequency", "rotation")
+# Dropped frames (a rate above 1) may hide a brief event, alias a fast turn or cut a corner
+# of a walked path: those answers are then read again from the resampled states, and external
+# clips without states refuse.
+DROPS_FRAMES = ("count", "frequency", "rotation", "faster")
 
 
 def _positive(op: str, name: str, v: object) -> None:

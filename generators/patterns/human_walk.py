@@ -7,7 +7,17 @@ import numpy as np
 from scipy.ndimage import gaussian_filter1d
 
 from tempogen.generators.camera import Camera
-from tempogen.generators.humans import SIDE_SIGN, SIDES, HumanMotion, Rig, arm_down, fit_camera
+from tempogen.generators.humans import (
+    SIDE_SIGN,
+    SIDES,
+    HumanMotion,
+    Rig,
+    arm_down,
+    finish_people,
+    fit_camera,
+    person_noun,
+    start_pair,
+)
 from tempogen.generators.kinematics import (
     LIMBS,
     axis_angle,
@@ -15,7 +25,7 @@ from tempogen.generators.kinematics import (
     forward_kinematics,
     limb_reach,
 )
-from tempogen.generators.motion import Scene, register_motion
+from tempogen.generators.motion import GenerationError, Scene, register_motion
 from tempogen.generators.paths import through
 from tempogen.generators.patterns.shape import knot_frames, outline
 from tempogen.generators.skeleton import INDEX
@@ -76,6 +86,54 @@ def _arm_lean(rig: Rig) -> float:
     return lean
 
 
+def walk_loop(rig: Rig, ground: np.ndarray, h0: float, rng: np.random.Generator) -> None:
+    """Pose ``rig`` walking the closed floor path ``ground`` (T, 2: x, z; the last frame is the
+    first) with its pelvis at height ``h0``: facing along the path, whole pairs of steps, the
+    arms swinging so the gloves' midpoint stays over the pelvis; still on a path of no length."""
+    n = rig.n
+    arc = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(ground, axis=0), axis=1))]
+    vel = np.gradient(ground, axis=0)
+    yaw = np.full(n, rng.uniform(-np.pi, np.pi))
+    if arc[-1] > 0:  # face along the path, turning smoothly at the corners
+        yaw = _loop_smooth(np.unwrap(np.arctan2(vel[:, 0], vel[:, 1])), 0.08 * rig.scene.fps)
+    step = rng.uniform(*STEP)
+    if arc[-1] > 0:  # whole pairs of steps: the last frame is posed as the first
+        step = arc[-1] / (2 * max(1, round(arc[-1] / (2 * step))))
+    phase = arc / step
+    height = h0 - DIP * np.cos(2 * np.pi * phase)  # lowest with both feet down
+    feet = {}
+    for p, s in enumerate(SIDES):  # each foot swings two steps ahead every other step
+        q = (phase - p) / 2
+        u = np.clip(2 * (q - np.floor(q)), 0.0, 1.0)
+        at = step * (2 * np.floor(q) + p - 0.5 + 2 * u * u * (3 - 2 * u))
+        at = np.mod(at, arc[-1]) if arc[-1] > 0 else np.zeros(n)  # the path is closed
+        g = np.stack([np.interp(at, arc, ground[:, k]) for k in (0, 1)], 1)
+        ankle = rig.rest_point(f"{s}_ankle")
+        wide = 0.8 * (ankle[0] - rig.rest_point("pelvis")[0])
+        feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]]
+        feet[s] += _flat(np.interp(at, arc, yaw), 0.0, wide)
+        feet[s][:, 1] += LIFT * np.sin(np.pi * u)
+    for s in SIDES:  # lower the pelvis where a leg would fall short of its foot
+        hip = rig.rest[INDEX[f"{s}_hip"]] - rig.rest[0]
+        hips = _flat(yaw, hip[2], hip[0])[:, [0, 2]] + ground
+        reach = 0.97 * limb_reach(LIMBS[f"{s}_leg"], rig.rest)[1]
+        flat = np.linalg.norm(hips - feet[s][:, [0, 2]], axis=1)
+        rise = np.sqrt(np.maximum(reach**2 - flat**2, 0.0))
+        height = np.minimum(height, feet[s][:, 1] + rise - hip[1])
+    rig.trans[:] = np.c_[ground[:, 0], height, ground[:, 1]] - rig.rest[0]
+    rig.poses[:, 0] = axis_angle((0.0, 1.0, 0.0), np.degrees(yaw))
+    for s in SIDES:  # hands bent out at the wrist: their backs face up, to the camera
+        rig.poses[:, INDEX[f"{s}_wrist"]] = axis_angle((0.0, 0.0, 1.0), SIDE_SIGN[s] * FLARE)
+    lean = _arm_lean(rig)
+    for s in SIDES:
+        rig.leg_to(s, feet[s], pole=_flat(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
+        # each arm swings against its leg, about the body's left-right axis: the hands
+        # mirror each other, so their midpoint stays over the pelvis
+        swing = lean - SIDE_SIGN[s] * SWING * np.cos(np.pi * phase) * (arc[-1] > 0)
+        down = arm_down(s, ARM)
+        rig.poses[:, INDEX[f"{s}_shoulder"]] = compose(axis_angle((1.0, 0.0, 0.0), swing), down)
+
+
 @register_motion
 class WalkPath(HumanMotion):
     """The person walks a shape on the floor (corners on sampled frames), facing along the
@@ -118,48 +176,79 @@ class WalkPath(HumanMotion):
         px = verts * size * cam.pixels_per_metre(mid)  # the shape on screen, in pixels
         uv = cam.project(mid) + np.stack(through(px, knots, scene.frames), 1)
         ground = on_floor(cam, uv, np.full(n, h0))[:, [0, 2]]
-        arc = np.r_[0.0, np.cumsum(np.linalg.norm(np.diff(ground, axis=0), axis=1))]
-        vel = np.gradient(ground, axis=0)
-        yaw = np.full(n, rng.uniform(-np.pi, np.pi))
-        if arc[-1] > 0:  # face along the path, turning smoothly at the corners
-            yaw = _loop_smooth(np.unwrap(np.arctan2(vel[:, 0], vel[:, 1])), 0.08 * scene.fps)
-        step = rng.uniform(*STEP)
-        if arc[-1] > 0:  # whole pairs of steps: the last frame is posed as the first
-            step = arc[-1] / (2 * max(1, round(arc[-1] / (2 * step))))
-        phase = arc / step
-        height = h0 - DIP * np.cos(2 * np.pi * phase)  # lowest with both feet down
-        feet = {}
-        for p, s in enumerate(SIDES):  # each foot swings two steps ahead every other step
-            q = (phase - p) / 2
-            u = np.clip(2 * (q - np.floor(q)), 0.0, 1.0)
-            at = step * (2 * np.floor(q) + p - 0.5 + 2 * u * u * (3 - 2 * u))
-            at = np.mod(at, arc[-1]) if arc[-1] > 0 else np.zeros(n)  # the path is closed
-            g = np.stack([np.interp(at, arc, ground[:, k]) for k in (0, 1)], 1)
-            ankle = rig.rest_point(f"{s}_ankle")
-            wide = 0.8 * (ankle[0] - rig.rest_point("pelvis")[0])
-            feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]]
-            feet[s] += _flat(np.interp(at, arc, yaw), 0.0, wide)
-            feet[s][:, 1] += LIFT * np.sin(np.pi * u)
-        for s in SIDES:  # lower the pelvis where a leg would fall short of its foot
-            hip = rig.rest[INDEX[f"{s}_hip"]] - rig.rest[0]
-            hips = _flat(yaw, hip[2], hip[0])[:, [0, 2]] + ground
-            reach = 0.97 * limb_reach(LIMBS[f"{s}_leg"], rig.rest)[1]
-            flat = np.linalg.norm(hips - feet[s][:, [0, 2]], axis=1)
-            rise = np.sqrt(np.maximum(reach**2 - flat**2, 0.0))
-            height = np.minimum(height, feet[s][:, 1] + rise - hip[1])
-        rig.trans[:] = np.c_[ground[:, 0], height, ground[:, 1]] - rig.rest[0]
-        rig.poses[:, 0] = axis_angle((0.0, 1.0, 0.0), np.degrees(yaw))
-        for s in SIDES:  # hands bent out at the wrist: their backs face up, to the camera
-            rig.poses[:, INDEX[f"{s}_wrist"]] = axis_angle((0.0, 0.0, 1.0), SIDE_SIGN[s] * FLARE)
-        lean = _arm_lean(rig)
-        for s in SIDES:
-            rig.leg_to(s, feet[s], pole=_flat(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
-            # each arm swings against its leg, about the body's left-right axis: the hands
-            # mirror each other, so their midpoint stays over the pelvis
-            swing = lean - SIDE_SIGN[s] * SWING * np.cos(np.pi * phase) * (arc[-1] > 0)
-            down = arm_down(s, ARM)
-            rig.poses[:, INDEX[f"{s}_shoulder"]] = compose(axis_angle((1.0, 0.0, 0.0), swing), down)
+        walk_loop(rig, ground, h0, rng)
         pelvis = rig.joints[:, INDEX["pelvis"]]
         rig.track("person", pelvis, rig.who, rig.look.body, 0.25, shape="human")
         scene.ask(["person"])
         rig.finish()
+
+
+LAP_RADIUS = (0.45, 1.1)  # metres: the circle each person walks round
+MAX_LAPS = 4  # 16 samples still see every lap as a polygon, not a blur of chords
+FASTER = (1.5, 2.0)  # the faster person's speed over the slower one's
+TOP_SPEED = 1.7  # m/s: a brisk walk
+
+
+def _laps(path: float, rng: np.random.Generator) -> tuple[float, int]:
+    """A circle radius (within ``LAP_RADIUS``) and whole laps that make a walk of ``path``
+    metres; the speed stays exact, as no length is rounded."""
+    lo, hi = LAP_RADIUS
+    laps = round(path / (2 * np.pi * rng.uniform(0.6, 0.9)))
+    laps = int(np.clip(laps, np.ceil(path / (2 * np.pi * hi)), np.floor(path / (2 * np.pi * lo))))
+    return path / (2 * np.pi * laps), laps
+
+
+def _speeds(duration: float, rng: np.random.Generator) -> tuple[float, float]:
+    """Slower and faster walking speeds (m/s): each walks at least one lap of the smallest
+    circle, the faster one ``FASTER`` times the slower, at most ``TOP_SPEED``."""
+    least = 2 * np.pi * LAP_RADIUS[0] / duration
+    slow = rng.uniform(max(0.45, least), max(0.75, 1.15 * least))
+    fast = min(slow * rng.uniform(*FASTER), TOP_SPEED)
+    if fast < FASTER[0] * slow or 2 * np.pi * LAP_RADIUS[1] * MAX_LAPS < fast * duration:
+        raise GenerationError(f"walk_faster: no two walking speeds fit {duration:.1f} s")
+    return slow, fast
+
+
+@register_motion
+class WalkFaster(HumanMotion):
+    """Two people, filmed from high above, each walk round their own circle (its size and
+    laps their own); one walks clearly faster, which is the answer: a single frame, or the
+    circles' sizes, cannot tell who."""
+
+    name = "walk_faster"
+    task = "velocity&frequency"
+    fact = "faster"
+    answers = ("left", "right")
+    objects = ("left", "right")
+    question = "Seen from above, which of the two people walks faster?"
+
+    def animate(self, scene: Scene, answer: str) -> None:
+        rigs, rng, n = start_pair(scene, self.name), scene.rng, scene.n
+        duration = (n - 1) / scene.fps
+        slow, fast = _speeds(duration, rng)
+        plan = {
+            s: _laps((fast if s == answer else slow) * duration, rng) for s in ("left", "right")
+        }
+        r = {side: radius for side, (radius, _) in plan.items()}
+        gap = rng.uniform(0.9, 1.3)  # metres between the two circles' rims
+        centres = {"left": -0.5 * (r["left"] + r["right"] + gap), "right": 0.0}
+        centres["right"] = centres["left"] + r["left"] + r["right"] + gap
+        ends = ((0.0, 0.35), (1.85, 0.2))  # the feet's and the head's room about each circle
+        box = [[centres[s] + x * (r[s] + m), y, z * (r[s] + m)]
+               for s in r for y, m in ends for x in (-1, 1) for z in (-1, 1)]  # fmt: skip
+        cam = fit_camera(
+            np.array(box), scene.width, scene.height, yfov_deg=rng.uniform(*LENS),
+            elevation_deg=rng.uniform(*ELEVATION), azimuth_deg=rng.uniform(-8.0, 8.0),
+            fill=rng.uniform(0.84, 0.92),
+        )  # fmt: skip
+        for side, rig in rigs.items():
+            radius, laps = plan[side]
+            sense = float(rng.choice([-1.0, 1.0]))
+            a = rng.uniform(0, 2 * np.pi) + sense * 2 * np.pi * laps * scene.frames / (n - 1)
+            ground = np.c_[centres[side] + radius * np.cos(a), radius * np.sin(a)]
+            rig.camera, rig.first_person = cam, False
+            walk_loop(rig, ground, rig.rest_point("pelvis")[1] - 0.05, rng)
+            pelvis = rig.joints[:, INDEX["pelvis"]]
+            rig.track(side, pelvis, person_noun(side, rig), rig.look.body, 0.25, shape="human")
+        scene.ask(self.objects)
+        finish_people(list(rigs.values()))

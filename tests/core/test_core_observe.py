@@ -626,3 +626,34 @@ def test_raise_frequency_increasing():
     starts = [0.3, 3.3, 5.5, 7.1, 8.3]  # gaps 3.0, 2.2, 1.6, 1.2
     lab = labels(Query("frequency", ("subject", "floor"), "raise"), hops(starts, n=100), floor(100))
     assert answer_of(lab) == "increasing"
+
+
+# faster ---------------------------------------------------------------------------------------
+
+
+def _walkers(v_left: float, v_right: float, n: int = 60, scale_right: float = 1.0) -> Labels:
+    """Two tracks moving round circles at ``v`` pixels per second (at the first frame's depth;
+    the right one seen at ``scale_right`` times that size, so it moves that much more on screen)."""
+    t = np.arange(n) / FPS
+    tracks = []
+    for name, v, cx, k in (("left", v_left, 50.0, 1.0), ("right", v_right, 150.0, scale_right)):
+        a = v * t / 20.0  # radius 20 px at scale 1
+        tracks.append(mover(cx + k * 20 * np.cos(a), 50 + k * 20 * np.sin(a), name=name,
+                            scale=np.full(n, k)))  # fmt: skip
+    return labels(Query("faster", ("left", "right")), *tracks)
+
+
+@pytest.mark.parametrize("vl,vr,key", [(30.0, 15.0, "left"), (10.0, 25.0, "right")])
+def test_faster_names_the_quicker_one(vl, vr, key):
+    lab = _walkers(vl, vr)
+    assert answer_of(lab) == key
+    assert answer_of(lab, observe.uniform_indices(60, 16)) == key
+    assert answer_of(lab, [7]) is None  # one frame shows no speed
+    assert observe.mean_speed(lab, np.arange(60), lab.track("left")) == pytest.approx(vl, rel=0.01)
+
+
+def test_faster_reads_speed_at_depth_and_refuses_near_ties():
+    # twice as large on screen (nearer the camera) at 0.6 of the speed: the far one is faster
+    assert answer_of(_walkers(20.0, 12.0, scale_right=2.0)) == "left"
+    assert answer_of(_walkers(20.0, 18.0)) is None  # within FASTER_RATIO: no clear winner
+    assert answer_of(_walkers(0.0, 0.0)) is None  # no one moves

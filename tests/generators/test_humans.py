@@ -45,7 +45,7 @@ def test_the_human_motions_are_registered() -> None:
     want = {"twirl", "body_turn", "hand_move", "side_step", "arm_swing_speed", "jump_rhythm",
             "wave_rhythm", "air_drawing", "jumps", "squats", "claps", "waves",
             "circle_count", "first_hand", "jump_compare", "walk_path", "held_lights",
-            "step_count", "arm_circles", "turn_first"}  # fmt: skip
+            "step_count", "arm_circles", "turn_first", "walk_faster"}  # fmt: skip
     assert want <= set(HUMAN)
     for name in HUMAN:
         assert MOTIONS[name].note == "simulated human"

@@ -297,6 +297,30 @@ def _more(ctx: _Ctx) -> dict[str, Any]:
     return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 
+def _faster(ctx: _Ctx) -> dict[str, Any]:
+    """Who of several people moves faster: each one's mean speed, then the winner."""
+    at = np.arange(ctx.n)
+    v = {name: observe.mean_speed(ctx.labels, at, ctx.labels.track(name)) or 0.0
+         for name in ctx.objects}  # fmt: skip
+    if max(v, key=lambda name: v[name]) != ctx.key:
+        raise ValueError(f"row {ctx.id!r}: mean speeds {v} disagree with answer {ctx.key!r}")
+    w = ctx.noun(ctx.key)
+    other = next(n for n in v if n != ctx.key)
+    listed = _join([ctx.noun(n) for n in v])
+    primary = f"Of {listed}, who walks faster?"
+    rephrased = f"Compare how far {listed} each walk in the same time: which of them is quicker?"
+    answer = f"{_cap(w)}."
+    accepted = [w, w.removeprefix("the ")]
+    told = [f"{ctx.noun(n)} covers about {x:.0f} pixels per second" for n, x in v.items()]
+    rationale = (
+        f"{_cap('; '.join(told))}, {v[ctx.key] / max(v[other], 1e-9):.1f} times: {w} is faster."
+    )
+    led = f"{_cap(ctx.noun(other))} walks at a steady pace. Who walks faster?"
+    wrong = f"Why does {ctx.noun(other)} walk faster than {w}?"
+    wrong_answer = f"It does not; {w} walks faster."
+    return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
+
+
 def _trajectory(ctx: _Ctx) -> dict[str, Any]:
     tr = ctx.subject
     s, S = ctx.subj, _cap(ctx.subj)

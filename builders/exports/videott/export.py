@@ -13,6 +13,7 @@ import numpy as np
 from tempogen import observe
 from tempogen.builders.exports.videott.events import (
     _count,
+    _faster,
     _frequency,
     _more,
     _order,
@@ -48,6 +49,7 @@ WRITERS = {
     "order": _order,
     "trajectory": _trajectory,
     "more": _more,
+    "faster": _faster,
 }
 
 

@@ -90,8 +90,12 @@ def by_kind(qs: dict) -> dict[str, dict]:
 
 @pytest.fixture(scope="module")
 def rows() -> list[dict]:
-    # the default plan has no two-person comparison (fact "more"): plan it on its own
-    return planned_rows() + planned_rows(2, tasks=["count"], motions=["jump_compare"])
+    # the default plan has no two-person comparisons (facts "more", "faster"): plan them
+    return (
+        planned_rows()
+        + planned_rows(2, tasks=["count"], motions=["jump_compare"])
+        + planned_rows(2, tasks=["velocity&frequency"], motions=["walk_faster"])
+    )
 
 
 def test_every_generated_clip_gets_five_consistent_questions(rows) -> None:
