@@ -8,6 +8,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     human_compare,
     human_count,
     human_props,
+    human_putdown,
     human_walk,
     objects3d,
     objects3d_speed,

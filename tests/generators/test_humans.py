@@ -20,7 +20,7 @@ from tempogen import observe
 from tempogen.builders.audit.pixels3d import pixel_states_3d
 from tempogen.facts import answer_of
 from tempogen.generators.camera import Camera
-from tempogen.generators.humans import BodyWorld, Rig, hue
+from tempogen.generators.humans import BodyWorld, Mesh, Rig, hue
 from tempogen.generators.kinematics import LIMBS, PoseError, flexion
 from tempogen.generators.motion import MOTIONS, SAMPLES, Scene, Style, certify, make_scene
 from tempogen.generators.poses import rotvec_to_matrix
@@ -45,7 +45,7 @@ def test_the_human_motions_are_registered() -> None:
     want = {"twirl", "body_turn", "hand_move", "side_step", "arm_swing_speed", "jump_rhythm",
             "wave_rhythm", "air_drawing", "jumps", "squats", "claps", "waves",
             "circle_count", "first_hand", "jump_compare", "walk_path", "held_lights",
-            "step_count", "arm_circles", "turn_first", "walk_faster"}  # fmt: skip
+            "step_count", "arm_circles", "turn_first", "walk_faster", "put_down"}  # fmt: skip
     assert want <= set(HUMAN)
     for name in HUMAN:
         assert MOTIONS[name].note == "simulated human"
@@ -116,6 +116,43 @@ def test_an_unreachable_target_names_the_motion_and_frame() -> None:
     far = np.tile(rig.rest_point("left_shoulder") + [0.0, 0.0, 1.5], (10, 1))
     with pytest.raises(PoseError, match=r"motion 'test_reach': frame 0: left_arm"):
         rig.arm_to("left", far)
+
+
+@pytest.mark.parametrize("key", MOTIONS["put_down"].keys())
+def test_a_ball_put_down_rests_on_its_stand(key: str) -> None:
+    """A ball put down ends on the stand under it (centre one radius above the top, within
+    1 cm), never moves once it lands and never dips below that; a ball kept in hand stays
+    still, well above the stands."""
+    scene = _scene("put_down", key, width=640, height=360, fps=30.0, num_frames=150)
+    labels = scene.labels()
+    balls = [m for m in scene.world.others if len(m.vertices[0]) != 8]
+    stands = [m for m in scene.world.others if len(m.vertices[0]) == 8]
+    assert len(balls) == len(stands) == 2
+    for ball in balls:
+        centre = ball.vertices.mean(axis=1)
+        radius = float(np.linalg.norm(ball.vertices[0] - centre[0], axis=1).max())
+        step = np.linalg.norm(np.diff(centre, axis=0), axis=1)
+        moved = np.flatnonzero(step > 1e-9)
+        if key == "none":  # held still throughout, well above the stands
+            tops = max(float(s.vertices[0][:, 1].max()) for s in stands)
+            assert not len(moved) and centre[-1, 1] - radius > tops + 0.05
+            continue
+        below = [s for s in stands if _under(s, centre[-1])]
+        assert len(below) == 1, "each ball's spot has one stand under it"
+        top = float(below[0].vertices[0][:, 1].max())
+        assert abs(centre[-1, 1] - (top + radius)) <= 0.01
+        landed = moved[-1] + 1
+        assert landed < len(centre) - 1  # it lands before the end and stays
+        assert np.all(centre[landed:] == centre[-1])
+        assert np.all(centre[:landed, 1] >= centre[-1, 1] - 1e-6)  # never below the top
+    names = {tuple(b.colors[0]) for b in balls}
+    assert names == {tuple(labels.track(n).color) for n in labels.query.objects}
+
+
+def _under(stand: Mesh, point: np.ndarray) -> bool:
+    """Whether ``point`` lies above the footprint of a box-shaped stand (first frame)."""
+    lo, hi = stand.vertices[0].min(axis=0), stand.vertices[0].max(axis=0)
+    return bool(lo[0] <= point[0] <= hi[0] and lo[2] <= point[2] <= hi[2])
 
 
 @pytest.mark.parametrize("key", MOTIONS["walk_path"].keys())
@@ -219,7 +256,7 @@ def _measured(labels: Labels, idx: np.ndarray, name: str, **states: np.ndarray) 
 
 def _pixel_answer(scene: Scene, labels: Labels, idx: np.ndarray) -> object:
     subject = labels.subject
-    if labels.query.kind == "lit":  # held balls lighting up: where each one's paint shows
+    if labels.query.kind == "lit" or subject.shape == "ball":  # held balls: their paint
         return answer_of(pixel_states_3d(_render(scene, idx), labels, idx), idx)
     if subject.shape == "hand":  # every hand the question reads, from its glove
         frames = _render(scene, idx)

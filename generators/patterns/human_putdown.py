@@ -1,0 +1,98 @@
+"""A simulated person holding a ball on each palm puts each down on a stand beside them,
+and the question asks which ball is put down first (fact ``order``)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tempogen.generators.humans import (
+    SIDE_SIGN,
+    SIDES,
+    HumanMotion,
+    Prop,
+    Rig,
+    body_for,
+    draw_look,
+    hue_gap,
+)
+from tempogen.generators.kinematics import LIMBS, limb_reach
+from tempogen.generators.motion import Scene, register_motion
+from tempogen.generators.patterns.human_props import GAP, LIGHTS
+
+STAND = (120, 106, 94)  # muted wood: no hue mask (glove or ball) takes it
+UP = np.array([0.0, 1.0, 0.0])
+
+
+def _ease(u: np.ndarray) -> np.ndarray:
+    """Smoothstep of ``u`` clipped to 0..1."""
+    u = np.clip(u, 0.0, 1.0)
+    return u * u * (3.0 - 2.0 * u)
+
+
+@register_motion
+class PutDown(HumanMotion):
+    """A person holds a ball on each palm and may set each down on a stand beside them, where
+    it stays; which is put down first is read from when each held ball starts to move."""
+
+    name = "put_down"
+    task = "visual_cues"
+    fact = "order"
+    answers = ((("obj1",), ("obj2",)), (("obj2",), ("obj1",)), (("obj1", "obj2"),), ())
+    question = "Which of the two balls the person holds is put down first?"
+    objects = ("obj1", "obj2")
+
+    def animate(self, scene: Scene, answer: tuple) -> None:
+        from tempogen.generators.patterns.visual_cues import end_samples, start_samples
+
+        rng, names = scene.rng, list(self.objects)
+        pairs = [(a, b) for a in LIGHTS for b in LIGHTS if hue_gap(LIGHTS[a], LIGHTS[b]) >= GAP]
+        paints = [LIGHTS[c] for c in pairs[int(rng.integers(len(pairs)))]]
+        look = draw_look(rng, int(body_for(scene.style.body).num_betas), avoid=paints)
+        rig = Rig.start(scene, self.name, look)
+        sides = list(SIDES) if rng.random() < 0.5 else list(SIDES)[::-1]
+        radius = float(rng.uniform(0.055, 0.07))
+        lift = np.array([0.0, 0.8 * radius + 0.03, 0.6 * radius])  # on the palm, toward the fingers
+        onsets = start_samples(scene, names, answer)
+        offsets = end_samples(scene, onsets)
+        landed: dict[str, int] = {}  # side -> frame its ball lands
+        spots: dict[str, np.ndarray] = {}  # side -> where its ball would rest
+        for name, side in zip(names, sides):
+            out = SIDE_SIGN[side]
+            hold = rig.rest_point(f"{side}_hip") + [out * rng.uniform(0.1, 0.16), 0.37, 0.3]
+            reach = limb_reach(LIMBS[f"{side}_arm"], rig.rest, rig.hand_rest(side))[1]
+            way = np.array([out * rng.uniform(0.25, 0.35), -0.95, rng.uniform(0.15, 0.25)])
+            far = min(0.9 * reach, reach - 0.06)  # low, yet within reach
+            land = rig.joint(f"{side}_shoulder")[0] + far * way / np.linalg.norm(way)
+            spots[side] = land + lift
+            back = land + [0.0, -0.01, -0.1]  # the hand slides out from under the ball
+            t = np.zeros(scene.n)
+            if name in onsets:
+                a, b = scene.sample_frame(onsets[name]), scene.sample_frame(offsets[name])
+                t = np.clip((scene.frames - a) / (b - a), 0.0, 1.0)
+                landed[side] = int(np.flatnonzero(t >= 0.45)[0])
+            down = 1.0 - (1.0 - np.clip(t / 0.45, 0.0, 1.0)) ** 2  # off at once, set down gently
+            path = hold + down[:, None] * (land - hold)
+            path += _ease((t - 0.45) / 0.2)[:, None] * (back - land)
+            path += _ease((t - 0.65) / 0.35)[:, None] * (hold - back)
+            rig.arm_to(side, path, palm_toward=UP)
+        import trimesh
+
+        centres, corners = {s: rig.hand(s) + lift for s in sides}, []
+        for side in sides:  # a ball put down stays where it landed; a stand under each spot
+            if side in landed:
+                centres[side][landed[side] :] = centres[side][landed[side]]
+            spot = centres[side][-1] if side in landed else spots[side]
+            top = spot[1] - radius  # the ball's lowest point: it rests on the stand, never floats
+            box = trimesh.creation.box(extents=(0.22, top, 0.2))
+            at = [spot[0] + SIDE_SIGN[side] * 0.03, top / 2, spot[2] - 0.3 * radius + 0.1]
+            verts, faces = np.asarray(box.vertices), np.asarray(box.faces)
+            rig.props.append(Prop(faces, verts, STAND, np.tile(at, (scene.n, 1))))
+            corners.append(verts + at)
+        tops = [c + [0.0, radius, 0.0] for c in centres.values()]
+        rig.third_person(rig.frame_points([*tops, *(c[c[:, 1] > 0] for c in corners)], upper=True))
+        for name, side, paint in zip(names, sides, paints):
+            rig.props.append(Prop.ball(radius, paint, centres[side]))
+            noun = f"the ball in {rig.hand_noun(side)}"
+            rig.track(name, centres[side], noun, paint, radius, shape="ball")
+        scene.ask(names, kind="move")
+        rig.finish()
