@@ -377,7 +377,8 @@ def _render_new(
             demonstration_type="simulated",
             **question_fields(motion, labels, spec.answer_key, opt_rng, spec.answer_pos),
             labels=labels_json(labels),
-            variation={**dict.fromkeys(VARIATION_KEYS, 0), **labels.meta.get("variation", {})},
+            # TOMATO's flags only; the labels' meta also counts distractors and misleading text
+            variation={k: int(labels.meta.get("variation", {}).get(k, 0)) for k in VARIATION_KEYS},
             source=None,
             edits=(),
             seed=spec.seed,

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from tempogen.generators.camera import Camera, look_at
+from tempogen.generators.decor3d import Decor
 from tempogen.generators.kinematics import (
     LIMBS,
     PoseError,
@@ -784,6 +785,11 @@ class BodyWorld:
         self.sequence = sequence  # the poses that made ``vertices`` (for export and checks)
         self.joints = joints  # the posed joints (T, 24, 3) the labels were projected from
         self.others = list(others)  # more people and props, drawn in the same frames
+        self.decor: Decor | None = None  # a sign and distractors (style variations)
+
+    def solid_points(self) -> list[np.ndarray]:
+        """World points (T, V, 3) of every mesh per frame: where scenery must not show."""
+        return [self.vertices, *(m.vertices for m in self.others)]
 
     def frames(
         self,
@@ -799,6 +805,8 @@ class BodyWorld:
         with Renderer(self.camera, background=background, rng=rng, floor=self.floor) as r:
             handle = r.add_dynamic_mesh(self.faces, self.vertex_colors)
             extra = [r.add_dynamic_mesh(m.faces, m.colors) for m in self.others]
+            if self.decor is not None:
+                self.decor.install(r)
             for i in order:
                 r.set_vertices(handle, self.vertices[i])
                 for h, m in zip(extra, self.others):

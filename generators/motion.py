@@ -82,6 +82,11 @@ class World(Protocol):
     the tracks the pattern added (projected from the same 3D states), so both agree.
     """
 
+    def solid_points(self) -> list[np.ndarray]:
+        """World points (T, V, 3) of every mesh per frame, where a style's scenery (a sign,
+        distractors: ``generators/decor3d.py``, set as the world's ``decor``) must not show."""
+        ...
+
     def frames(self, background: str, rng: np.random.Generator) -> Iterator[np.ndarray]:
         """RGB uint8 frames (height, width, 3), one per clip frame, in order.
 
@@ -442,6 +447,10 @@ def make_scene(
                 f"motion {motion.name!r} asked for {key!r} but its states show {cert.full!r}"
             )
         if cert.ok(motion.fact, key):
+            if motion.renderer != "2d":  # a sign and distractors behind the 3D meshes
+                from tempogen.generators.decor3d import decorate
+
+                decorate(scene, motion, key)
             return scene
         last = cert
     raise GenerationError(f"motion {motion.name!r} could not certify {key!r}: {last}")

@@ -394,6 +394,32 @@ def _over(
     return out
 
 
+def _paste(out: np.ndarray, image: np.ndarray, quad: np.ndarray) -> None:
+    """Warp ``image`` (h, w, 3) onto the pixel quadrilateral ``quad`` (4, 2: the image's
+    top-left, top-right, bottom-right, bottom-left corners) of ``out``, in place, with
+    anti-aliased edges; only the quad's bounding box is touched."""
+    h, w = image.shape[:2]
+    H, W = out.shape[:2]
+    x0, y0 = np.floor(quad.min(axis=0)).astype(int) - 1
+    x1, y1 = np.ceil(quad.max(axis=0)).astype(int) + 1
+    x0, y0, x1, y1 = max(x0, 0), max(y0, 0), min(x1, W), min(y1, H)
+    if x1 <= x0 or y1 <= y0:
+        return
+    # image pixel i spans [i, i + 1) like a label's; OpenCV puts pixel centres on integers
+    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5
+    dst = (quad - [x0 + 0.5, y0 + 0.5]).astype(np.float32)
+    m = cv2.getPerspectiveTransform(src, dst)
+    size = (x1 - x0, y1 - y0)
+    fg = cv2.warpPerspective(image, m, size, flags=cv2.INTER_LINEAR)
+    cover = np.zeros(size[::-1], np.uint8)
+    cv2.fillConvexPoly(cover, np.round(dst * 16).astype(np.int32), 255, cv2.LINE_AA, shift=4)
+    a = cover[..., None].astype(np.uint16)
+    roi = out[y0:y1, x0:x1]
+    roi[:] = ((fg.astype(np.uint16) * a + roi.astype(np.uint16) * (255 - a) + 127) // 255).astype(
+        np.uint8
+    )
+
+
 class _Owned:
     """A mesh whose interleaved vertex data (pyrender's layout) we keep and re-upload in place.
 
@@ -476,6 +502,8 @@ class Renderer:
         self._out = np.empty((self.height, self.width, 3), np.uint8)
         self._backdrop: np.ndarray | None = None  # sky (and floor) as the frames see it
         self.floor_handle: int | None = None
+        self._static: list[int] = []  # meshes drawn once into the backdrop (scenery)
+        self._decals: list[tuple[np.ndarray, np.ndarray]] = []  # (RGB image, 3D corners)
         if floor is not None:
             self.floor_handle = self._add_floor(float(floor), background, rng)
         # a plain sky with nothing in the backdrop is the clear colour: no compositing
@@ -557,11 +585,14 @@ class Renderer:
         vertex_colors: np.ndarray | None = None,
         smooth: bool | None = None,
         pose: np.ndarray | None = None,
+        backdrop: bool = False,
     ) -> int:
         """Add a rigid mesh (move it with :meth:`set_pose`); returns its handle.
 
         Give one of ``color`` (sRGB, whole mesh), ``face_colors`` (F, 3) or ``vertex_colors``
         (V, 3). ``smooth`` shades with vertex normals (default: unless face colours are given).
+        ``backdrop``: scenery that never moves and never overlaps a moving mesh on screen
+        (a distractor); it is drawn once into the backdrop with the floor, not every frame.
         """
         given = [c is not None for c in (color, face_colors, vertex_colors)]
         if sum(given) != 1:
@@ -590,7 +621,31 @@ class Renderer:
         handle = self._add_owned(idx, data, dynamic=False)
         if pose is not None:
             self.set_pose(handle, pose)
+        if backdrop:
+            self._static.append(handle)
+            self._uses_backdrop()
         return handle
+
+    def add_decal(self, image: np.ndarray, corners: np.ndarray) -> None:
+        """Paste a flat picture (a sign's face) into the backdrop: ``image`` RGB uint8
+        (h, w, 3) stretched over world ``corners`` (4, 3) in the order top-left, top-right,
+        bottom-right, bottom-left of the image. It is drawn once per camera over the sky,
+        floor and scenery, under every mesh: give it only where it lies behind them all."""
+        img = np.ascontiguousarray(np.asarray(image, dtype=np.uint8)[..., :3])
+        quad = np.asarray(corners, dtype=np.float64)
+        if img.ndim != 3 or quad.shape != (4, 3):
+            raise RenderError(
+                f"add_decal: need an (h, w, 3) image and (4, 3) corners, got {quad.shape}"
+            )
+        self._decals.append((img, quad))
+        self._uses_backdrop()
+
+    def _uses_backdrop(self) -> None:
+        """Scenery or a decal was added: frames are composited over a (re)drawn backdrop."""
+        self._backdrop = None
+        if self._direct:
+            self._direct = False
+            self.scene.bg_color = np.array(self._clear)
 
     def add_dynamic_mesh(
         self, faces: np.ndarray, vertex_colors: np.ndarray, vertices: np.ndarray | None = None
@@ -711,21 +766,34 @@ class Renderer:
                 glBindBuffer(GL_ARRAY_BUFFER, 0)
             owned.dirty = False
 
+    def _scenery(self) -> list[Any]:
+        """Meshes drawn into the backdrop rather than every frame: floor and static scenery
+        (with shadows, none: the floor must catch the moving meshes' shadows each frame)."""
+        if self._shadows:
+            return []
+        handles = ([] if self.floor_handle is None else [self.floor_handle]) + self._static
+        return [self._nodes[h].mesh for h in handles]
+
     def _draw_backdrop(self, ctx: _Context) -> np.ndarray:
-        """The sky with the floor drawn over it (once per camera position)."""
+        """The sky with the floor, scenery and decals drawn over it (once per camera)."""
         sky = self.sky
-        if self.floor_handle is None or self._shadows:
+        keep = self._scenery()
+        if not keep and not self._decals:
             return sky
-        floor = self._nodes[self.floor_handle].mesh
-        others = [n.mesh for n in self._nodes if n is not None and n.mesh is not floor]
-        for m in others:
-            m.is_visible = False
-        try:
-            rgba = ctx.draw(self.scene, self._flags, self.samples)
-        finally:
+        out = sky.copy()
+        if keep:
+            others = [n.mesh for n in self._nodes if n is not None and n.mesh not in keep]
             for m in others:
-                m.is_visible = True
-        return _over(rgba, sky, np.empty_like(sky))
+                m.is_visible = False
+            try:
+                rgba = ctx.draw(self.scene, self._flags, self.samples)
+            finally:
+                for m in others:
+                    m.is_visible = True
+            _over(rgba, sky, out)
+        for image, corners in self._decals:
+            _paste(out, image, self.camera.project(corners))
+        return out
 
     def render(self) -> np.ndarray:
         """The current scene as RGB uint8 (H, W, 3); the array is reused by the next call."""
@@ -740,15 +808,14 @@ class Renderer:
             return self._out
         if self._backdrop is None:
             self._backdrop = self._draw_backdrop(ctx)
-        floor = None
-        if self.floor_handle is not None and not self._shadows:
-            floor = self._nodes[self.floor_handle].mesh
-            floor.is_visible = False
+        scenery = self._scenery()
+        for m in scenery:
+            m.is_visible = False
         try:
             rgba = ctx.draw(self.scene, self._flags, self.samples)
         finally:
-            if floor is not None:
-                floor.is_visible = True
+            for m in scenery:
+                m.is_visible = True
         return _over(rgba, self._backdrop, self._out, binary=self.samples == 0)
 
     def close(self) -> None:

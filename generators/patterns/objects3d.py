@@ -22,6 +22,7 @@ import trimesh
 
 from tempogen import observe
 from tempogen.generators.camera import Camera, look_at
+from tempogen.generators.decor3d import Decor
 from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, Look, Motion, Scene, register_motion
 from tempogen.generators.paths import UNIT, fit_start, signed_sweep, through
 from tempogen.generators.patterns.rotation import SENSES
@@ -104,6 +105,7 @@ class RigidWorld:
     num_frames: int
     bodies: list[Body] = field(default_factory=list)
     floor: float | None = None
+    decor: Decor | None = None  # a sign and distractors (style variations)
 
     def add(self, mesh: trimesh.Trimesh, poses: np.ndarray, **paint: Any) -> None:
         """Add a body: its mesh, poses and one paint (color, face_colors or vertex_colors)."""
@@ -121,6 +123,15 @@ class RigidWorld:
                     }
         return [list(c) for c in sorted(out)]
 
+    def solid_points(self) -> list[np.ndarray]:
+        """World points ((T, V, 3), or (1, V, 3) for a body at rest) of every body per
+        frame: where scenery must not show."""
+        out = []
+        for b in self.bodies:
+            poses = b.poses[None] if b.poses.ndim == 2 else b.poses
+            out.append(transform(poses, np.asarray(b.mesh.vertices, dtype=np.float64)))
+        return out
+
     def frames(self, background: str, rng: np.random.Generator) -> Iterator[np.ndarray]:
         """RGB frames of the planned poses; the array is reused between frames."""
         r = Renderer(self.camera, background=background, rng=rng, floor=self.floor)
@@ -137,6 +148,8 @@ class RigidWorld:
                 )
                 if b.poses.ndim == 3:
                     moving.append((h, b.poses))
+            if self.decor is not None:
+                self.decor.install(r)
             for i in range(self.num_frames):
                 for h, poses in moving:
                     r.set_pose(h, poses[i])
