@@ -4,6 +4,7 @@ and the question asks which ball is put down first (fact ``order``)."""
 from __future__ import annotations
 
 import numpy as np
+import trimesh
 
 from tempogen.generators.humans import (
     SIDE_SIGN,
@@ -75,8 +76,6 @@ class PutDown(HumanMotion):
             path += _ease((t - 0.45) / 0.2)[:, None] * (back - land)
             path += _ease((t - 0.65) / 0.35)[:, None] * (hold - back)
             rig.arm_to(side, path, palm_toward=UP)
-        import trimesh
-
         centres, corners = {s: rig.hand(s) + lift for s in sides}, []
         for side in sides:  # a ball put down stays where it landed; a stand under each spot
             if side in landed:
