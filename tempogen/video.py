@@ -303,12 +303,32 @@ def read_video(path: str | os.PathLike[str], indices: Iterable[int] | None = Non
     return np.stack([out[i] for i in order])  # type: ignore[union-attr]
 
 
+_PROBED: dict[tuple[str, int, int, int], VideoInfo] = {}  # (file, inode, size, mtime): info
+_PROBED_MAX = 512
+
+
 def probe(path: str | os.PathLike[str]) -> VideoInfo:
     """Count frames by decoding (container headers can lie: OpenCV's own ``vtest.avi``
     declares more frames than it holds), and read fps, size, whether there is audio and the
-    spread of frame durations (from the decoded frames' timestamps)."""
-    if not Path(path).is_file():
+    spread of frame durations (from the decoded frames' timestamps). The answer is kept for
+    the same unchanged file (same inode, size and modification time), so opening one source
+    for several edits decodes it once."""
+    try:
+        st = os.stat(path)
+    except OSError:
+        st = None
+    if st is None or not Path(path).is_file():
         raise VideoError(f"{path}: no such video file")
+    key = (os.path.realpath(path), st.st_ino, st.st_size, st.st_mtime_ns)
+    if key not in _PROBED:
+        if len(_PROBED) >= _PROBED_MAX:
+            _PROBED.pop(next(iter(_PROBED)))
+        _PROBED[key] = _probe(path)
+    return _PROBED[key]
+
+
+def _probe(path: str | os.PathLike[str]) -> VideoInfo:
+    """What :func:`probe` reports, decoded afresh."""
     try:
         with av.open(str(path)) as c:
             s = c.streams.video[0]

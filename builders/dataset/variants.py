@@ -159,8 +159,12 @@ def edit_row(
     out_dir: Path,
     *,
     require_certificate: bool = True,
+    notes: list[str] | None = None,
 ) -> dict[str, Any]:
     """Apply a variant to one row, write its clip, contact sheet and record; return the row.
+
+    ``notes``, when given, receives what a user should know about the edited clip
+    (:func:`edit_notes`: dropped sound, a crop that loses the subject).
 
     Raises :class:`EditError` when an op refuses and :class:`VariantRejected` when the result
     is sound but not answerable from 16 uniform frames (and a certificate is required).
@@ -181,6 +185,8 @@ def edit_row(
     sheet = out_dir / "sheets" / f"{vid}.png"
     cached = lookup(record, spec_hash, [sheet], {"video_sha256": out_dir / video_rel})
     if cached is not None:
+        if notes is not None:
+            notes.extend(edit_notes(variant.apply(load_clip(row, manifest_dir))))
         return cached
     loaded = load_clip(row, manifest_dir)
     if loaded.labels is None and not loaded.facts and row.get("question"):
@@ -189,6 +195,8 @@ def edit_row(
             "(free words), so no edit can be shown to keep it right"
         )
     clip = variant.apply(loaded)
+    if notes is not None:
+        notes.extend(edit_notes(clip))
     cert = None
     if clip.labels is not None and motion is not None:  # per-frame labels: certify the answer
         cert = certify(clip.labels)
@@ -283,12 +291,14 @@ def edit_manifest(
     for n, row in enumerate(opened.rows, 1):
         for name, ops in pipelines.items():
             variant = Variant(name, tuple(ops))
+            said: list[str] = []
             try:
                 written.append(
-                    edit_row(row, opened.path.parent, variant, out, require_certificate=False)
+                    edit_row(
+                        row, opened.path.parent, variant, out, require_certificate=False, notes=said
+                    )  # fmt: skip
                 )
-                clip = variant.apply(load_clip(row, opened.path.parent))
-                notes.extend((str(row.get("id")), name, note) for note in edit_notes(clip))
+                notes.extend((str(row.get("id")), name, note) for note in said)
             except (EditError, VariantRejected) as exc:
                 if strict:
                     raise EditError(

@@ -264,3 +264,14 @@ def test_background_encoding_failure_names_the_file_and_leaves_nothing(tmp_path)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith(f"ERR {target}: write failed"), proc.stdout
     assert _entries(tmp_path) == []
+
+
+def test_probe_is_kept_for_an_unchanged_file_only(tmp_path):
+    """Opening one source for several edits decodes it once; a file rewritten in place (new
+    content under the same name) is probed afresh."""
+    path = tmp_path / "c.mp4"
+    write_video(path, make_frames(t=6), fps=10)
+    first = probe(path)
+    assert probe(path) is first and first.num_frames == 6
+    write_video(path, make_frames(t=9), fps=10)
+    assert probe(path).num_frames == 9
