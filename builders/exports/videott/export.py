@@ -18,7 +18,14 @@ from tempogen.builders.exports.videott.events import (
     _order,
     _trajectory,
 )
-from tempogen.builders.exports.videott.motion import _Ctx, _direction, _q, _rotation, _speed
+from tempogen.builders.exports.videott.motion import (
+    _approach,
+    _Ctx,
+    _direction,
+    _q,
+    _rotation,
+    _speed,
+)
 from tempogen.builders.exports.videott.text import (
     ALIASING_TURN,
     FACTORS,
@@ -48,6 +55,7 @@ WRITERS = {
     "order": _order,
     "trajectory": _trajectory,
     "more": _more,
+    "approach": _approach,
 }
 
 
