@@ -26,7 +26,10 @@ SWAP_TREND = {
     "increasing": "decreasing",
     "decreasing": "increasing",
 }
-KNOWN = ("direction", "rotation", "speed", "frequency", "count", "trajectory", "order")
+KNOWN = ("direction", "rotation", "speed", "frequency", "count", "trajectory", "order", "approach")
+# towards/away from the camera: time reversal swaps them; no flip, turn or zoom of the picture
+# changes whether the subject grows or shrinks
+DEPTH = {"towards": "away", "away": "towards"}
 CLOCKWISE_TURN = {"right": "down", "down": "left", "left": "up", "up": "right"}
 
 
@@ -94,6 +97,14 @@ def _seq(v: Any, fact: str) -> list[str]:
     return list(v)
 
 
+def _depth(v: Any, fact: str) -> list[str]:
+    if not isinstance(v, list | tuple) or any(t not in DEPTH for t in v):
+        raise EditError(
+            f"label {fact!r}: expected a list of tokens from {sorted(DEPTH)}, got {v!r}"
+        )
+    return list(v)
+
+
 def _refuse(op: str, fact: str, why: str) -> EditError:
     return EditError(f"{op}: cannot transform label {fact!r} soundly: {why}")
 
@@ -104,6 +115,8 @@ def facts_reverse(facts: dict[str, Any]) -> dict[str, Any]:
     for k, v in facts.items():
         if k in ("direction", "rotation"):
             out[k] = [INVERT[t] for t in reversed(_seq(v, k))]
+        elif k == "approach":
+            out[k] = [DEPTH[t] for t in reversed(_depth(v, k))]
         elif k in ("speed", "frequency"):
             out[k] = SWAP_TREND.get(v, v)
         elif k in ("count", "trajectory"):
@@ -132,6 +145,8 @@ def facts_mirror(facts: dict[str, Any], axis: str) -> dict[str, Any]:
             out[k] = [INVERT[t] for t in _seq(v, k)]
         elif k in ("speed", "frequency", "count", "trajectory", "order"):
             out[k] = v
+        elif k == "approach":
+            out[k] = _depth(v, k)
         else:
             raise _refuse(f"mirror {axis}", k, "no rule for this label")
     return out
@@ -148,6 +163,8 @@ def facts_rotate(facts: dict[str, Any], degrees: int) -> dict[str, Any]:
             out[k] = toks
         elif k in ("rotation", "speed", "frequency", "count", "trajectory", "order"):
             out[k] = v
+        elif k == "approach":
+            out[k] = _depth(v, k)
         else:
             raise _refuse(f"rotate {degrees}", k, "no rule for this label")
     return out
@@ -212,6 +229,9 @@ def facts_concat(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     for k in a:
         if k in ("direction", "rotation"):
             seq = _seq(a[k], k) + _seq(b[k], k)
+            out[k] = [t for i, t in enumerate(seq) if i == 0 or seq[i - 1] != t]
+        elif k == "approach":  # B starts as big as A ends (else the states check refuses)
+            seq = _depth(a[k], k) + _depth(b[k], k)
             out[k] = [t for i, t in enumerate(seq) if i == 0 or seq[i - 1] != t]
         elif k == "count":
             out[k] = int(a[k]) + int(b[k])

@@ -46,6 +46,7 @@ MISLEADING = {
     "count": ["1", "2", "3", "4", "5", "6"],
     "trajectory": ["CIRCLE", "SQUARE", "STAR"],
     "order": ["FIRST", "LAST"],
+    "approach": ["NEAR", "FAR", "CLOSER"],
 }
 
 

@@ -250,6 +250,11 @@ def library_caption(row: dict[str, Any]) -> str:
         if key == "none":
             return f"{subject} does not move"
         return f"{subject} moves {answer}"
+    if fact == "approach":
+        if key == "none":
+            return f"{subject} stays at the same distance from the camera"
+        words = {"towards": "walks towards the camera", "away": "walks away from the camera"}
+        return f"{subject} " + " and then ".join(words[t] for t in key.split("-"))
     if fact == "rotation":
         verb = f"moves around {other}" if kind == "orbit" and other else "rotates"
         if key == "none":

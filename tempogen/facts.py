@@ -1,8 +1,8 @@
 """Facts, one registry: what a question asks, how its answer is derived, keyed and worded.
 
 A :class:`Fact` is one object per kind of answer (direction sequence, rotation senses, speed
-trend, frequency trend, count, event order, trajectory shape). It derives its value from a
-clip's per-frame states seen at chosen frames (through :mod:`tempogen.observe`), turns a value
+trend, frequency trend, count, event order, trajectory shape, approach in depth). It derives
+its value from a clip's per-frame states seen at chosen frames (through :mod:`tempogen.observe`), turns a value
 into a stable answer *key* and back, lists the keys a question may offer, words a key as an
 option or a caption phrase, and draws the options of a question. Questions, answers, captions,
 Video-TT sets, edits and pixel verification all read facts from here, so no module has to
@@ -55,6 +55,14 @@ TRAJECTORY_TEXT = {
     "star": "Star.",
     "none": "Not drawing at all.",
 }
+APPROACH_TEXT = {
+    "towards": "Towards the camera.",
+    "away": "Away from the camera.",
+    "towards-away": "Towards the camera, then away.",
+    "away-towards": "Away from the camera, then back towards it.",
+    "none": "It does not come closer or go farther.",
+}
+INVERT_APPROACH = {"towards": "away", "away": "towards"}
 COUNT_RANGE = range(0, 8)
 
 
@@ -373,6 +381,22 @@ class Trajectory(Fact):
         return TRAJECTORY_TEXT[key]
 
 
+class Approach(_Sequence):
+    """Whether the subject comes towards the camera or goes away, in order: read from how its
+    apparent size (the track's ``scale``) grows or shrinks, which one frame cannot show."""
+
+    name = "approach"
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.approach(labels, self.frames(labels, idx), labels.subject)
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return list(APPROACH_TEXT)
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        return APPROACH_TEXT[key]
+
+
 FACTS: dict[str, Fact] = {}
 
 
@@ -404,5 +428,7 @@ def answer_of(labels: Labels, idx: np.ndarray | None = None) -> Any:
     return get_fact(labels.query.fact).derive(labels, idx)
 
 
-for _cls in (Direction, Rotation, Speed, Frequency, Count, Order, Trajectory, More, Faster):
+for _cls in (
+    Direction, Rotation, Speed, Frequency, Count, Order, Trajectory, More, Faster, Approach
+):
     register_fact(_cls)

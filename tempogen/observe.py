@@ -44,6 +44,7 @@ FREQ_RATIO = 1.35  # first/last interval ratio that reads as a change of frequen
 CONST_FREQ = 1.1
 CORNER_DEG = 50.0  # turning angle at a sampled point that reads as a corner
 FASTER_RATIO = 1.25  # mean-speed ratio that reads as one actor being faster than the rest
+DEPTH_BAND = 0.12  # log apparent-size change (about 13%) a move in depth must exceed to show
 
 
 def uniform_indices(n: int, m: int) -> np.ndarray:
@@ -90,6 +91,42 @@ def direction(labels: Labels, idx: np.ndarray, track: Track) -> tuple[str, ...] 
         elif abs(ay) >= DOMINANCE * abs(ax):
             tokens.append("down" if ay > 0 else "up")
     return _collapse(tokens)
+
+
+def approach(labels: Labels, idx: np.ndarray, track: Track) -> tuple[str, ...] | None:
+    """Whether the track comes ``towards`` the camera or goes ``away``, in order, read from its
+    apparent size (``scale``: pixels per metre against frame 0) at the sampled frames.
+
+    A viewer judges depth from how big the subject looks. Its log size is followed with a
+    dead-band: a run counts once the size grows or shrinks by :data:`DEPTH_BAND` from the last
+    turning point, so a person standing still, or the jitter of a measured outline, reads no
+    motion in depth (``()``, key ``none``).
+    """
+    if len(idx) < 2:
+        return None
+    s = np.asarray(track.scale[idx], dtype=np.float64)
+    if not np.all(np.isfinite(s)) or np.any(s <= 0):
+        return None
+    log = np.log(s)
+    tokens: list[str] = []
+    lo = hi = ext = float(log[0])  # extremes before a trend; the trend's extreme after
+    for v in map(float, log[1:]):
+        if not tokens:
+            lo, hi = min(lo, v), max(hi, v)
+            if v - lo >= DEPTH_BAND or hi - v >= DEPTH_BAND:
+                tokens.append("towards" if v - lo >= DEPTH_BAND else "away")
+                ext = v
+        elif tokens[-1] == "towards":
+            ext = max(ext, v)
+            if ext - v >= DEPTH_BAND:
+                tokens.append("away")
+                ext = v
+        else:
+            ext = min(ext, v)
+            if v - ext >= DEPTH_BAND:
+                tokens.append("towards")
+                ext = v
+    return tuple(tokens)
 
 
 def _orbit_angle(track: Track, center: Track, idx: np.ndarray) -> np.ndarray:
@@ -482,4 +519,6 @@ def observe(labels: Labels, idx: np.ndarray | None = None) -> dict[str, Any]:
         facts["order"] = order(labels, idx)
     if q.fact == "trajectory":
         facts["trajectory"] = trajectory(labels, idx)
+    if q.fact == "approach":
+        facts["approach"] = approach(labels, idx, subj)
     return facts

@@ -179,13 +179,41 @@ def _gloves(frames: Sequence[np.ndarray], hands: dict[str, Any]) -> dict[str, np
     return out
 
 
+def _running(v: np.ndarray, k: int, how: Any) -> np.ndarray:
+    """``how`` (np.median, np.mean) over a window of ``k`` samples, the ends held."""
+    h = k // 2
+    pad = np.r_[np.full(h, v[0]), v, np.full(h, v[-1])]
+    return how(np.lib.stride_tricks.sliding_window_view(pad, k), axis=1)
+
+
+def glove_size(frames: Sequence[np.ndarray], hands: dict[str, Any]) -> np.ndarray:
+    """A person's apparent size per frame (pixels, up to a constant): the square root of both
+    gloves' area together. Hands hang at the sides whichever way the body faces, so their
+    area follows the distance from the camera; a frame with no glove in view takes its
+    neighbours' value, and a 3-sample running median, then mean, of the log size takes out a
+    swinging or turning hand's jitter (colour is stored at half resolution: small gloves
+    come in 2x2 blocks)."""
+    area = np.zeros(len(frames))
+    for i, f in enumerate(frames):
+        hsv = cv2.cvtColor(f, cv2.COLOR_RGB2HSV)
+        area[i] = sum(glove_mask(f, hands[side][1], hsv).sum() for side in ("left", "right"))
+    seen = area > 5
+    if not seen.any():
+        raise ValueError("pixels: no glove is visible in any sampled frame")
+    log = 0.5 * np.log(np.interp(np.arange(len(frames)), np.flatnonzero(seen), area[seen]))
+    if len(log) >= 3:
+        log = _running(_running(log, 3, np.median), 3, np.mean)
+    return np.exp(log)
+
+
 def human_pixel_states(frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray) -> Labels:
     """States of simulated humans read from their bright gloves (and bright props).
 
     Every object the question reads is measured (an order question reads several). A hand
     or a held prop is its paint's centroid; a held prop that lights up is lit where its
-    paint covers a good part of its disc. A body turn is the on-screen direction from the
-    right glove to the left one, which an elevated camera sees turn the way the body turns
+    paint covers a good part of its disc. How near the person is (an ``approach`` question)
+    is the gloves' on-screen size (:func:`glove_size`). A body turn is the on-screen
+    direction from the right glove to the left one, which an elevated camera sees turn the way the body turns
     seen from above. Any other object (feet, head, the whole person) is carried by the
     gloves: its labelled first position plus how far the gloves' midpoint has moved since.
     With several people (``meta["people"]``), each track is read from the gloves of the
@@ -211,6 +239,10 @@ def human_pixel_states(frames: Sequence[np.ndarray], labels: Labels, idx: np.nda
                 still = np.hypot(*(c - c[0]).T) <= GLOVE_JITTER
                 c[still & (np.cumsum(~still) == 0)] = c[0]
             states[name] = {"x": c[:, 0], "y": c[:, 1]}
+            continue
+        if t.shape == "human" and labels.query.fact == "approach":  # apparent size only
+            size = glove_size(frames, hands)
+            states[name] = {"scale": t.scale[idx[0]] * size / size[0]}
             continue
         g = _gloves(frames, hands)
         if t.shape == "human" and labels.query.kind == "spin":

@@ -84,9 +84,9 @@ def normalise_facts(facts: dict[str, Any], where: str) -> dict[str, Any]:
     for k, v in facts.items():
         if k not in tuple(FACTS):
             raise EditError(f"{where}: labels.{k}: unknown label; known: {', '.join(tuple(FACTS))}")
-        if k in ("direction", "rotation"):
+        if k in ("direction", "rotation", "approach"):
             if isinstance(v, str):
-                v = [v]
+                v = [] if v.lower() == "none" else v.split("-") if k == "approach" else [v]
             v = [TOKEN_ALIASES.get(str(t).lower(), str(t).lower()) for t in v]
         out[k] = v
     return out

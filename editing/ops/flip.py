@@ -13,8 +13,9 @@ from tempogen.editing.effects import PRESERVED, Effect, mapped
 from tempogen.editing.ops.base import SpaceOp, register_op
 from tempogen.errors import EditError
 
-# A flip or a turn keeps trends, counts, orders and shape classes (a mirrored star is a star).
-KEPT = ("speed", "frequency", "count", "order", "trajectory")
+# A flip or a turn keeps trends, counts, orders and shape classes (a mirrored star is a star),
+# and the subject's apparent size, so whether it comes towards the camera or goes away.
+KEPT = ("speed", "frequency", "count", "order", "trajectory", "approach")
 
 
 @register_op

@@ -37,6 +37,7 @@ CONCAT_EFFECTS: dict[str, Effect] = {
     "speed": JOIN,
     "frequency": JOIN,
     "count": JOIN,
+    "approach": JOIN,
     "order": FROM_STATES,
 }
 COMPOSITE_EFFECTS: dict[str, Effect] = dict.fromkeys(BUILTIN, PRESERVED)  # A's question, A's answer

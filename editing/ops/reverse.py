@@ -18,7 +18,8 @@ TIME_REVERSAL = mapped("time_reversal", by_dict(algebra.facts_reverse))
 @register_op
 @dataclass(frozen=True)
 class Reverse(TimeOp):
-    """Play the clip backwards: sequences reverse and invert, trends swap, counts stay."""
+    """Play the clip backwards: sequences reverse and invert (towards the camera becomes
+    away), trends swap, counts stay."""
 
     name: ClassVar[str] = "reverse"
     effects: ClassVar[dict[str, Effect]] = {
@@ -28,6 +29,7 @@ class Reverse(TimeOp):
         "frequency": TIME_REVERSAL,
         "count": PRESERVED,
         "trajectory": PRESERVED,
+        "approach": TIME_REVERSAL,  # towards <-> away, in reverse order
         "order": FROM_STATES,  # who starts first backwards depends on when each action ends
         "faster": PRESERVED,  # the same paths in the same time
     }

@@ -39,7 +39,7 @@ class Speed(TimeOp):
     def effect(self, fact: str) -> Effect:
         if fact in DROPS_FRAMES:
             return FROM_STATES if self.factor > 1 else PRESERVED
-        if fact in ("direction", "speed", "trajectory", "order"):
+        if fact in ("direction", "speed", "trajectory", "order", "approach"):
             return PRESERVED  # a uniform rate keeps every sequence and trend
         return super().effect(fact)
 
@@ -72,7 +72,7 @@ class SpeedRamp(TimeOp):
             return FROM_STATES  # dropped frames may hide a flash: count the gaps that remain
         if fact in DROPS_FRAMES:
             return FROM_STATES if max(self.start, self.end) > 1 else PRESERVED
-        if fact in ("direction", "trajectory", "order"):
+        if fact in ("direction", "trajectory", "order", "approach"):
             return PRESERVED  # a monotone time map keeps sequences, shapes and who starts first
         return super().effect(fact)
 

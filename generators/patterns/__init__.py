@@ -7,6 +7,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     human,
     human_compare,
     human_count,
+    human_depth,
     human_props,
     human_putdown,
     human_walk,

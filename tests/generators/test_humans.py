@@ -45,7 +45,8 @@ def test_the_human_motions_are_registered() -> None:
     want = {"twirl", "body_turn", "hand_move", "side_step", "arm_swing_speed", "jump_rhythm",
             "wave_rhythm", "air_drawing", "jumps", "squats", "claps", "waves",
             "circle_count", "first_hand", "jump_compare", "walk_path", "held_lights",
-            "step_count", "arm_circles", "turn_first", "walk_faster", "put_down"}  # fmt: skip
+            "step_count", "arm_circles", "turn_first", "walk_faster", "put_down",
+            "walk_depth"}  # fmt: skip
     assert want <= set(HUMAN)
     for name in HUMAN:
         assert MOTIONS[name].note == "simulated human"
@@ -203,6 +204,41 @@ def test_walk_path_pixel_audit_reads_the_shape(key: str) -> None:
     assert got is not None and answer_key("trajectory", got) == key, got
 
 
+@pytest.mark.parametrize("key", MOTIONS["walk_depth"].keys())
+def test_walk_depth_walks_in_depth_in_full_view(key: str) -> None:
+    """The pelvis goes along the camera's line of sight the way the answer says (a turn faces
+    the other way), and every joint, head and soles stay inside the frame."""
+    scene = _scene("walk_depth", key, width=640, height=360, fps=30.0, num_frames=150)
+    labels = scene.labels()
+    cam = _camera(labels)
+    depth = cam.depth(np.asarray(labels.meta["joints3d"]["person"]))
+    steps = np.sign(np.diff(depth)[np.abs(np.diff(depth)) > 1e-4])
+    runs = [s for i, s in enumerate(steps) if i == 0 or s != steps[i - 1]]
+    assert [{-1.0: "towards", 1.0: "away"}[s] for s in runs] == (
+        [] if key == "none" else key.split("-")
+    )
+    joints = scene.world.joints
+    uv = cam.project(
+        np.concatenate([joints.reshape(-1, 3), joints[:, INDEX["head"]] + [0, 0.14, 0]])
+    )
+    assert (
+        uv[:, 0].min() > 0 and uv[:, 0].max() < 640 and uv[:, 1].min() > 0 and uv[:, 1].max() < 360
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key", MOTIONS["walk_depth"].keys())
+def test_walk_depth_pixel_audit_reads_the_size(key: str) -> None:
+    """The pixel audit's own reader (the gloves' on-screen size, over floor and a noisy sky)
+    gives the walk's direction in depth."""
+    scene = _scene("walk_depth", key, width=640, height=360)
+    labels = scene.labels()
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    measured = pixel_states_3d(_render(scene, idx), labels, idx)
+    got = answer_of(measured, idx)
+    assert got is not None and answer_key("approach", got) == key, got
+
+
 # pixel reads -----------------------------------------------------------------------------
 
 
@@ -286,6 +322,9 @@ def _pixel_answer(scene: Scene, labels: Labels, idx: np.ndarray) -> object:
     if subject.shape == "head":  # the crown: the outline's highest row
         y = np.array([float(r.min()) for r in rows])
         return answer_of(_measured(labels, idx, "head", y=y), idx)
+    if labels.query.fact == "approach":  # apparent size: the outline's height, crown to soles
+        tall = np.array([r.max() + 1.0 - r.min() for r in rows])
+        return answer_of(_measured(labels, idx, subject.name, scale=tall / tall[0]), idx)
     xs, ys, _ = np.array([centroid(_silhouette(f)) for f in frames]).T  # the whole person
     return answer_of(_measured(labels, idx, subject.name, x=xs, y=ys), idx)
 

@@ -19,7 +19,14 @@ from tempogen.builders.exports.videott.events import (
     _order,
     _trajectory,
 )
-from tempogen.builders.exports.videott.motion import _Ctx, _direction, _q, _rotation, _speed
+from tempogen.builders.exports.videott.motion import (
+    _approach,
+    _Ctx,
+    _direction,
+    _q,
+    _rotation,
+    _speed,
+)
 from tempogen.builders.exports.videott.text import (
     ALIASING_TURN,
     FACTORS,
@@ -50,6 +57,7 @@ WRITERS = {
     "trajectory": _trajectory,
     "more": _more,
     "faster": _faster,
+    "approach": _approach,
 }
 
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from tempogen import observe
 from tempogen.builders.exports.videott.text import (
+    APPROACH_WORDS,
     DIRECTION_WORDS,
     OPPOSITE,
     ROTATION_WORDS,
@@ -214,6 +215,72 @@ def _direction(ctx: _Ctx) -> dict[str, Any]:
         led_acc += accepted
         wrong = f"Which way does {s} go once it starts moving?"
         wrong_answer = "It never starts; it does not move at all."
+    return {
+        "rationale": rationale,
+        "primary": (primary, answer, accepted),
+        "rephrased": (rephrased, answer, accepted),
+        "correctly_led": (led, led_answer, led_acc),
+        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
+    }
+
+
+def _depth_runs(ctx: _Ctx) -> list[tuple[str, float, float, float]]:
+    """Runs of the subject's apparent size, every frame: (token, start s, end s, size ratio)."""
+    scale = ctx.subject.scale
+    turns = [0]
+    toks = list(observe.approach(ctx.labels, np.arange(ctx.n), ctx.subject) or ())
+    if len(toks) == 2:  # the turning point: the largest (towards-away) or smallest size
+        turns.append(int(np.argmax(scale) if toks[0] == "towards" else np.argmin(scale)))
+    turns.append(ctx.n - 1)
+    fps = ctx.labels.fps
+    return [
+        (tok, turns[i] / fps, turns[i + 1] / fps, float(scale[turns[i + 1]] / scale[turns[i]]))
+        for i, tok in enumerate(toks)
+    ]
+
+
+def _approach(ctx: _Ctx) -> dict[str, Any]:
+    """Towards the camera or away from it, told by how the subject's size on screen changes."""
+    toks = [] if ctx.key == "none" else ctx.key.split("-")
+    runs = _depth_runs(ctx)
+    if [r[0] for r in runs] != toks:
+        raise ValueError(f"row {ctx.id!r}: size runs disagree with answer {ctx.key!r}")
+    s, S = ctx.subj, _cap(ctx.subj)
+    words = {"towards": "towards the camera", "away": "away from the camera"}
+    primary = f"Does {s} move towards the camera or away from it?"
+    rephrased = f"Over the video, does {s} come closer to the camera, go farther away, or neither?"
+    if toks:
+        parts = [
+            f"{words[t]} from {_s(a)} to {_s(b)} (looking {r:.2f} times as big by the end)"
+            for t, a, b, r in runs
+        ]
+        rationale = f"{S} moves " + ", then ".join(parts) + "."
+        answer = _cap(" then ".join(words[t] for t in toks)) + "."
+        accepted = _seq_accepted(toks, APPROACH_WORDS)
+    else:
+        ratio = float(np.exp(np.ptp(np.log(ctx.subject.scale))))
+        rationale = (
+            f"{S} stays the same size on screen for the whole {_s(ctx.duration)} video (within "
+            f"{100 * (ratio - 1):.0f}%): it neither approaches nor recedes."
+        )
+        answer = "Neither; it stays at the same distance."
+        accepted = ["neither", "none", "it stays at the same distance", "it does not move"]
+    if len(toks) == 2:
+        led = f"{S} first moves {words[toks[0]]}. Which way does it move after that?"
+        led_answer, led_acc = f"{_cap(words[toks[1]])}.", list(APPROACH_WORDS[toks[1]])
+        wrong = f"Why does {s} move {words[toks[1]]} first and {words[toks[0]]} afterwards?"
+        wrong_answer = f"It does not; it moves {words[toks[0]]} first, then {words[toks[1]]}."
+    elif len(toks) == 1:
+        led = f"{S} is moving {words[toks[0]]} at the start. Which way is it moving at the end?"
+        led_answer = f"{_cap(words[toks[0]])}; it keeps going that way."
+        led_acc = list(APPROACH_WORDS[toks[0]])
+        wrong = f"Why does {s} move {words[OPPOSITE[toks[0]]]}?"
+        wrong_answer = f"It does not; it moves {words[toks[0]]}."
+    else:
+        led, led_answer, led_acc = _still_led(ctx, "Does it come closer or go away?", answer)
+        led_acc += accepted
+        wrong = f"Why does {s} walk towards the camera?"
+        wrong_answer = "It does not; it stays at the same distance."
     return {
         "rationale": rationale,
         "primary": (primary, answer, accepted),

@@ -51,3 +51,16 @@ def test_a_yaw_is_asked_seen_from_above(name: str) -> None:
     primary = next(q for q in qs["questions"] if q["kind"] == "primary")
     assert primary["question"].startswith("Seen from above")
     assert "viewer" not in primary["question"]
+
+
+def test_a_walk_in_depth_is_told_by_its_size() -> None:
+    """An ``approach`` question: the answer and the rationale name the way in depth."""
+    row = _row("walk_depth")
+    qs = question_set(row)
+    primary = next(q for q in qs["questions"] if q["kind"] == "primary")
+    assert primary["question"].endswith("towards the camera or away from it?")
+    words = {"towards": "towards the camera", "away": "away from the camera"}
+    key = row["answer_key"]
+    if key != "none":
+        assert words[key.split("-")[0]] in primary["answer"].lower()
+        assert "times as big" in qs["rationale"]
