@@ -429,6 +429,15 @@ def answer_of(labels: Labels, idx: np.ndarray | None = None) -> Any:
 
 
 for _cls in (
-    Direction, Rotation, Speed, Frequency, Count, Order, Trajectory, More, Faster, Approach
+    Direction,
+    Rotation,
+    Speed,
+    Frequency,
+    Count,
+    Order,
+    Trajectory,
+    More,
+    Faster,
+    Approach,
 ):
     register_fact(_cls)
