@@ -46,7 +46,7 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "bench" / "out" / "human.json"
-MOTIONS = ("jumps", "twirl", "body_turn", "turn_first", "walk_path")  # + two people; from above
+MOTIONS = ("jumps", "twirl", "body_turn", "turn_first", "walk_path", "walk_faster", "put_down")
 OBJECT_MOTIONS = ("cube_spin", "ball_bounce3d", "pendulum3d", "rotor3d")  # box, ball, swing, rotor
 TARGET_FPS = 30.0
 
