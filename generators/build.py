@@ -297,6 +297,7 @@ def certificate_json(cert: Certificate) -> dict[str, Any]:
         "first_frame_only": _jsonable(cert.first_only),
         "last_frame_only": _jsonable(cert.last_only),
         "max_turn_per_sample": round(cert.max_turn, 2),
+        "sampled_80": _jsonable(cert.sampled_80),
     }
 
 

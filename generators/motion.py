@@ -23,6 +23,7 @@ from tempogen.questions import TASKS, answer_key
 
 SAMPLES = 16  # frames TOMATO's evaluator samples uniformly; every question is certified at it
 MAX_TURN_PER_SAMPLE = 90.0  # degrees between two sampled frames: no wagon-wheel aliasing
+VIDEOTT_SAMPLES = 80  # frames Video-TT samples: its question sets must hold at it too
 EDGE = 0.3  # a change of direction or sense happens inside the middle 40% of the clip
 
 COLORS: dict[str, tuple[int, int, int]] = {
@@ -353,14 +354,16 @@ def _load_entry_points() -> None:
 
 @dataclass(frozen=True)
 class Certificate:
-    """Why a clip's question is sound: the answer from every frame, from 16 uniform samples,
-    and from the first or last frame alone (which must not determine it)."""
+    """Why a clip's question is sound: the answer from every frame, from 16 uniform samples
+    (TOMATO's) and from 80 (Video-TT's), and from the first or last frame alone (which must
+    not determine it)."""
 
     full: Any
     sampled: Any
     first_only: Any
     last_only: Any
     max_turn: float
+    sampled_80: Any = None
 
     def ok(self, fact: str, key: str) -> bool:
         def is_key(v: Any) -> bool:
@@ -369,6 +372,7 @@ class Certificate:
         return (
             is_key(self.full)
             and is_key(self.sampled)
+            and is_key(self.sampled_80)
             and self.first_only is None
             and self.last_only is None
             and self.max_turn <= MAX_TURN_PER_SAMPLE
@@ -376,7 +380,8 @@ class Certificate:
 
 
 def certify(labels: Labels) -> Certificate:
-    """Answer the labels' query from all frames, from TOMATO's samples and from one frame."""
+    """Answer the labels' query from all frames, from TOMATO's and Video-TT's samples and from
+    one frame."""
     n = labels.num_frames
     idx = observe.uniform_indices(n, SAMPLES)
     max_turn = 0.0
@@ -389,6 +394,7 @@ def certify(labels: Labels) -> Certificate:
         first_only=answer_of(labels, np.array([0])),
         last_only=answer_of(labels, np.array([n - 1])),
         max_turn=max_turn,
+        sampled_80=answer_of(labels, observe.uniform_indices(n, min(VIDEOTT_SAMPLES, n))),
     )
 
 
@@ -436,6 +442,7 @@ def make_scene(
     for _ in range(attempts):
         scene = Scene(rng, width, height, fps, num_frames, style)
         scene.fact = motion.fact
+        scene.meta["answer_keys"] = list(motion.keys())  # what its options may offer
         motion.animate(scene, value)
         if motion.renderer == "2d":
             scene.add_distractors(style.distractors)

@@ -185,6 +185,18 @@ def _audit_validity(args: argparse.Namespace) -> int:
     return 0
 
 
+def _audit_shortcuts(args: argparse.Namespace) -> int:
+    from tempogen.builders.audit.shortcuts import format_shortcuts, manifest_shortcuts
+    from tempogen.io import write_json
+
+    baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
+    report = manifest_shortcuts(args.manifest, baselines, model=args.model)
+    print(format_shortcuts(report))
+    if args.out:
+        write_json(args.out, report)
+    return 0 if report["passed"] else 1
+
+
 def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -390,6 +402,17 @@ def build_parser() -> argparse.ArgumentParser:
     va.add_argument("--seed", type=int, default=0, help="seed of the shuffled and random settings")
     va.add_argument("--out", default=None, help="also write the figures as JSON here")
     va.set_defaults(func=_audit_validity)
+    sc = asub.add_parser(
+        "shortcuts", help="blind baselines (option position, rank, text, metadata) vs chance"
+    )
+    sc.add_argument("--manifest", required=True, help="manifest (JSONL) to audit")
+    sc.add_argument(
+        "--baselines", default="position,rank,text,metadata",
+        help="comma-separated: position, rank, text, metadata (default: all)",
+    )  # fmt: skip
+    sc.add_argument("--model", default=None, help="sentence-transformers model (default: ours)")
+    sc.add_argument("--out", default=None, help="also write the report as JSON here")
+    sc.set_defaults(func=_audit_shortcuts)
     vd = sub.add_parser(
         "validate",
         help="check a manifest, an export or a dataset folder; problems name file, line, field",

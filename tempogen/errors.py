@@ -45,3 +45,7 @@ class ExternalServiceError(TempogenError, RuntimeError):
 
 class MissingFileError(InputFileError, FileNotFoundError):
     """A file or folder tempogen was told to read does not exist (the message names it)."""
+
+
+class CertificationError(TempogenError, RuntimeError):
+    """A built dataset fails its own certification: a blind baseline answers above chance."""

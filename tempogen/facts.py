@@ -268,13 +268,30 @@ class Count(Fact):
     def option_text(self, key: str, labels: Labels) -> str:
         return key
 
-    def distractors(
-        self, key: str, others: list[str], k: int, rng: np.random.Generator
+    def choose_options(
+        self, key: str, labels: Labels, rng: np.random.Generator, answer_pos: int | None = None
     ) -> list[str]:
-        """A window of consecutive counts around the right one."""
-        c = int(key)
-        lo = int(np.clip(c - rng.integers(0, k), COUNT_RANGE.start, COUNT_RANGE.stop - k))
-        return [str(i) for i in range(lo, lo + k) if i != c][: k - 1]
+        """Every count the clip's pattern can give (``labels.meta["answer_keys"]``) when they
+        fit, so neither the set shown nor the answer's rank within it says anything; else
+        (a count an edit made, outside that range) six consecutive counts with the answer at
+        a rank drawn uniformly from those that stay at or above zero."""
+        try:
+            c = int(key)
+        except ValueError:
+            raise ValueError(f"answer {key!r} is not a valid count option") from None
+        if c < 0:
+            raise ValueError(f"answer {key!r} is not a valid count option: below zero")
+        given = sorted({int(a) for a in labels.meta.get("answer_keys", ())})
+        k = int(self.options or 6)
+        if c in given and len(given) <= k:
+            values = given
+        else:
+            lo = c - int(rng.integers(0, min(c, k - 1) + 1))
+            values = list(range(lo, lo + k))
+        others = [str(v) for v in values if v != c]
+        rng.shuffle(others)
+        pos = int(rng.integers(0, len(values))) if answer_pos is None else answer_pos % len(values)
+        return others[:pos] + [key] + others[pos:]
 
 
 class Order(Fact):

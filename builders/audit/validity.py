@@ -20,11 +20,11 @@ from tempogen import observe
 from tempogen.builders.audit.sampling import SAMPLES, SETTINGS, setting_indices, shuffled, uniform
 from tempogen.facts import answer_of
 from tempogen.generators.motion import MAX_TURN_PER_SAMPLE as MAX_TURN
+from tempogen.generators.motion import VIDEOTT_SAMPLES as VIDEOTT_FRAMES
 from tempogen.labels import Labels
 from tempogen.questions import TASKS, answer_key, num_options
 
-M_MAX = 80  # largest sample count searched for the minimal m (Video-TT's 80 frames)
-VIDEOTT_FRAMES = 80
+M_MAX = VIDEOTT_FRAMES  # largest sample count searched for the minimal m
 SHUFFLE_SEEDS = tuple(range(8))  # orders tried for a certificate's shuffled fraction
 EPS = 1e-6  # keeps TOMATO's accuracy ratios finite when a denominator is 0
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tempogen.config import DatasetConfig
+from tempogen.errors import CertificationError
 from tempogen.generators.build import plan, render_all
 from tempogen.io import OutputError, folder_lock, write_json
 from tempogen.manifest import Row, write_manifest
@@ -121,6 +122,7 @@ def claim_folder(out: Path, cfg: DatasetConfig, replace: bool = False) -> None:
 
 def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> BuildSummary:
     """:func:`build_dataset` with the folder locked."""
+    from tempogen.builders.audit.shortcuts import above_chance, shortcut_report, with_sizes
     from tempogen.builders.audit.validity import validity_report
     from tempogen.builders.exports import all_exports
     from tempogen.builders.exports.vinoground import build_vinoground
@@ -173,8 +175,15 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
         )
     write_index(rows, out / "index.html", links=links)
     validity = validity_report(rows, seed=cfg.seed)
+    validity["shortcuts"] = shortcut_report(with_sizes(rows, out))
     write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
     write_report(rows, out, validity=validity)
+    tells = above_chance(validity["shortcuts"])
+    if tells:  # written first, so the report shows why
+        raise CertificationError(
+            f"{out}: a blind baseline answers above chance (validity.json: shortcuts): "
+            + "; ".join(tells)
+        )
     per_task: dict[str, int] = {}
     for r in rows:
         per_task[r["task"]] = per_task.get(r["task"], 0) + 1

@@ -193,6 +193,8 @@ def write_report(
     )
     if validity:
         sections.append(_validity_section(validity, img, figs))
+        if validity.get("shortcuts"):
+            sections.append(_shortcuts_section(validity["shortcuts"], img, figs))
     if verify:
         sections.append(
             "<h2>Pixel verification</h2><p>Every simulated answer re-derived from the video's pixels "
@@ -309,4 +311,37 @@ def _validity_section(validity: dict[str, Any], img: Path, figs: list[tuple[str,
         + pub
         + "<h3>Certificates (% of questions passing)</h3>"
         + cert_table
+    )
+
+
+def _shortcuts_section(report: dict[str, Any], img: Path, figs: list[tuple[str, str]]) -> str:
+    """Blind baselines (no video seen) per task beside chance: a plot and a table."""
+    series: dict[str, dict[str, float]] = {}
+    body = []
+    for name, b in report["baselines"].items():
+        for task, sc in [*sorted(b["tasks"].items()), ("all", b["overall"])]:
+            series.setdefault(name, {})[task] = 100 * sc["accuracy"]
+            series.setdefault("chance", {})[task] = 100 * sc["chance"]
+            lo, hi = sc["ci95"]
+            flag = "above chance" if sc["above_chance"] else ""
+            body.append([name, task, sc["n"], f"{100 * sc['accuracy']:.1f}",
+                         f"{100 * sc['chance']:.1f}", f"{100 * lo:.1f}-{100 * hi:.1f}", flag])  # fmt: skip
+    figs.append(
+        (
+            "Blind baselines (no video) beside chance",
+            _bar(img / "shortcuts.png", "Blind baselines: accuracy (%)", series, "%"),
+        )
+    )
+    verdict = (
+        "No blind baseline is above chance."
+        if report.get("passed")
+        else "<b>A blind baseline is above chance</b>: see the flagged rows."
+    )
+    return (
+        "<h2>Can it be answered without watching?</h2><p>Each baseline answers from what a "
+        "question shows besides the video (option position, option rank by value or length, "
+        "the words through our sentence-transformers model, the file's metadata), trained and "
+        f"scored by {report['folds']}-fold cross-validation grouped by source clip. Above "
+        f"chance means the lower 99% bound is over chance. {verdict}</p>"
+        + _table(["baseline", "task", "n", "acc %", "chance %", "95% CI", ""], body)
     )

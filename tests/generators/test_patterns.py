@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import zlib
+from dataclasses import replace
 
 import numpy as np
 import pytest
@@ -15,12 +16,13 @@ from tempogen.generators.motion import (
     MOTIONS,
     SAMPLES,
     Style,
+    certify,
     get_motion,
     make_labels,
     motions_for,
 )
 from tempogen.generators.render2d import BACKGROUNDS, Compositor, make_background
-from tempogen.labels import Labels
+from tempogen.labels import Labels, Query, Track
 from tempogen.questions import TASKS, answer_key
 
 get_motion("spin")  # load the built-in patterns
@@ -195,6 +197,25 @@ def test_every_default_question_certifies() -> None:
         fact = get_motion(spec.motion).fact
         assert answer_key(fact, answer_of(labels, idx)) == spec.answer_key, spec.id
         assert answer_of(labels, np.array([0])) is None
+        at80 = observe.uniform_indices(labels.num_frames, min(80, labels.num_frames))
+        assert answer_key(fact, answer_of(labels, at80)) == spec.answer_key, spec.id
+
+
+def test_a_clip_whose_80_samples_disagree_does_not_certify() -> None:
+    """Video-TT samples 80 frames: a question whose answer there differs from the truth must
+    not ship, even when TOMATO's 16 samples get it right. Two flashes split by one dark frame
+    that the 16-frame grid sees and the 80-frame grid steps over read as one flash there."""
+    n = 400
+    lit = np.zeros(n, bool)
+    lit[26:53] = lit[54:80] = True  # frame 53 is on the 16-grid, not on the 80-grid
+    track = Track.build("subject", n, x=100.0, y=50.0, lit=lit)
+    labels = Labels(200, 100, 10.0, (track,), Query("count", ("subject",), "flash"))
+    cert = certify(labels)
+    assert (cert.full, cert.sampled, cert.sampled_80) == (2, 2, 1)
+    assert not cert.ok("count", "2")
+    lit[51:56] = False  # a gap the 80-frame grid also sees (frame 55): certified
+    wide = replace(labels, tracks=(track.with_states(lit=lit),))
+    assert certify(wide).ok("count", "2")
 
 
 def test_loop_count_ends_well_past_its_last_lap() -> None:
