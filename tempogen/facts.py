@@ -63,7 +63,7 @@ APPROACH_TEXT = {
     "none": "It does not come closer or go farther.",
 }
 INVERT_APPROACH = {"towards": "away", "away": "towards"}
-COUNT_RANGE = range(0, 8)
+COUNT_RANGE = range(0, 13)  # counts an answer may have (edits: a loop or a join adds up)
 
 
 class FactError(ConfigurationError):
@@ -274,7 +274,7 @@ class Count(Fact):
         """Every count the clip's pattern can give (``labels.meta["answer_keys"]``) when they
         fit, so neither the set shown nor the answer's rank within it says anything; else
         (a count an edit made, outside that range) six consecutive counts with the answer at
-        a rank drawn uniformly from those that stay at or above zero."""
+        a rank drawn uniformly from those that keep them within ``COUNT_RANGE``."""
         try:
             c = int(key)
         except ValueError:
@@ -286,8 +286,11 @@ class Count(Fact):
         if c in given and len(given) <= k:
             values = given
         else:
-            lo = c - int(rng.integers(0, min(c, k - 1) + 1))
-            values = list(range(lo, lo + k))
+            top = COUNT_RANGE.stop - 1
+            if c > top:
+                raise ValueError(f"answer {key!r} is not a valid count option (0..{top})")
+            rank = int(rng.integers(max(0, c + k - 1 - top), min(c, k - 1) + 1))
+            values = list(range(c - rank, c - rank + k))
         others = [str(v) for v in values if v != c]
         rng.shuffle(others)
         pos = int(rng.integers(0, len(values))) if answer_pos is None else answer_pos % len(values)

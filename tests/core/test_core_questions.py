@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -161,14 +163,30 @@ def test_direction_none_answer_has_only_movement_distractors():
         assert opts.count("none") == 1 and len(opts) == 6
 
 
-@pytest.mark.parametrize("answer", range(8))
-def test_count_options_are_six_consecutive_numbers(answer):
+@pytest.mark.parametrize("answer", range(13))
+def test_count_options_outside_a_patterns_range_are_six_consecutive_numbers(answer):
     lab = labels_for("count")
-    for s in range(30):
+    ranks = set()
+    for s in range(60):
         opts = Q.choose_options("count", str(answer), lab, np.random.default_rng(s))
         nums = sorted(int(o) for o in opts)
         assert nums == list(range(nums[0], nums[0] + 6)), opts
-        assert answer in nums and 0 <= nums[0] and nums[-1] <= 7
+        assert answer in nums and 0 <= nums[0] and nums[-1] <= 12
+        ranks.add(nums.index(answer))
+    # every rank that keeps the window within 0..12 is drawn, not only the middle ones
+    assert ranks == set(range(max(0, answer - 7), min(answer, 5) + 1))
+
+
+@pytest.mark.parametrize("given,answer", [(range(1, 7), 4), (range(1, 4), 1)])
+def test_count_options_are_the_patterns_whole_range(given, answer):
+    """A pattern giving counts 1..6 always offers 1..6 (1..3: 1, 2, 3): neither the set nor
+    the answer's rank in it tells anything the answer balance does not."""
+    lab = labels_for("count")
+    lab = replace(lab, meta={**lab.meta, "answer_keys": [str(g) for g in given]})
+    for pos in range(6):
+        opts = Q.choose_options("count", str(answer), lab, np.random.default_rng(pos), pos)
+        assert sorted(int(o) for o in opts) == list(given)
+        assert opts[pos % len(given)] == str(answer)
 
 
 @pytest.mark.parametrize(
@@ -177,7 +195,8 @@ def test_count_options_are_six_consecutive_numbers(answer):
         ("direction", "sideways", ("subject",)),
         ("direction", "left-left", ("subject",)),
         ("rotation", "spin", ("subject",)),
-        ("count", "8", ("subject",)),
+        ("count", "13", ("subject",)),
+        ("count", "two", ("subject",)),
         ("count", "-1", ("subject",)),
         ("trajectory", "hexagon", ("subject",)),
         ("order", "obj3", ("obj1", "obj2")),
