@@ -72,6 +72,9 @@ class RetrievalConfig:
     top_k: int = 5
 
 
+SHORTCUTS = ("fail", "warn", "off")  # what a blind baseline above chance does to a build
+
+
 @dataclass(frozen=True)
 class DatasetConfig:
     """Everything that determines a generated dataset (with the code version)."""
@@ -90,6 +93,7 @@ class DatasetConfig:
     vinoground: VinogroundConfig = field(default_factory=VinogroundConfig)
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     scenes3d: Scenes3DConfig = field(default_factory=Scenes3DConfig)
+    shortcuts: str = "fail"  # a blind baseline above chance: fail the build, warn, or off
     source: str = field(default="<config>", compare=False, repr=False)  # for error messages
 
     def to_json(self) -> dict[str, Any]:
@@ -223,6 +227,14 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
         kw["samples_per_task"] = _samples(src, data["samples_per_task"])
     if "tasks" in data:
         kw["tasks"] = _strings(src, "tasks", data["tasks"], TASKS)
+    if "shortcuts" in data:
+        if data["shortcuts"] not in SHORTCUTS:
+            raise _fail(
+                src,
+                "shortcuts",
+                f"expected one of {', '.join(SHORTCUTS)}, got {data['shortcuts']!r}",
+            )
+        kw["shortcuts"] = data["shortcuts"]
     if "plugins" in data:
         kw["plugins"] = _strings(src, "plugins", data["plugins"], None)
         import_plugins(kw["plugins"], src)

@@ -10,7 +10,8 @@ size, generator). Every baseline learns on some clips and is scored on others
 (cross-validation in folds grouped by source clip, so an edited variant never scores on what
 its source taught), per task and overall, with Wilson intervals. A baseline is *above
 chance* when its lower 99% bound exceeds the mean chance of the questions it answered
-(1 / options): many rules are tried, hence the wider bound.
+(1 / options): many rules are tried, hence the wider bound. Fewer than ``MIN_JUDGED``
+questions (a tiny trial build) are reported but not judged.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ FOLDS = 5
 Z95, Z99 = 1.959964, 2.575829
 BASELINES = ("position", "rank", "text", "metadata")
 MIN_TEXT = 60  # fewer questions than this: the text classifier is skipped (too few to learn)
+MIN_JUDGED = 30  # a task with fewer questions is reported, not judged above chance
 
 Row = dict[str, Any]
 Predictor = Callable[[Row], int]
@@ -197,7 +199,7 @@ def _score(rows: list[Row], hits: list[bool]) -> dict[str, Any]:
         "chance": chance,
         "ci95": [lo95, hi95],
         "ci99": [lo99, hi99],
-        "above_chance": bool(n and lo99 > chance),
+        "above_chance": bool(n >= MIN_JUDGED and lo99 > chance),
     }
 
 

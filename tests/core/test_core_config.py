@@ -226,3 +226,14 @@ def test_non_utf8_and_huge_configs_name_the_file_and_line(tmp_path):
     big.write_text("# " + "x" * (1 << 20) + "\nseed: 1\n")
     with pytest.raises(ConfigError, match="over the 1,048,576 limit"):
         load_config(big)
+
+
+def test_shortcuts_setting():
+    assert DatasetConfig().shortcuts == "fail"
+    assert config_from_dict({"shortcuts": "warn"}).shortcuts == "warn"
+    assert (
+        load_config(Path(__file__).resolve().parents[2] / "configs/tomato-scale.yaml").shortcuts
+        == "warn"
+    )
+    with pytest.raises(ConfigError, match=r"c.yaml: shortcuts: expected one of fail, warn, off"):
+        config_from_dict({"shortcuts": "ignore"}, "c.yaml")

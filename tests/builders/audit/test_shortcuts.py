@@ -115,3 +115,15 @@ def test_cli_on_a_built_dataset(tmp_path) -> None:
     bad = subprocess.run([*run, "audit", "shortcuts", "--manifest", str(cfg), "--baselines", "x"],
                          capture_output=True, text=True, timeout=600)  # fmt: skip
     assert bad.returncode == 2 and str(cfg) in bad.stderr
+
+
+def test_a_tiny_set_is_reported_not_judged() -> None:
+    """Six questions that all hold their answer at option 3 are a perfect score, but too few
+    to judge: a trial build is not failed for them."""
+    from tempogen.builders.audit.shortcuts import MIN_JUDGED, above_chance
+
+    tiny = shortcut_report(rows(6, pos=3), ["position"])
+    s = tiny["baselines"]["position"]["overall"]
+    assert s["n"] == 6 < MIN_JUDGED and not s["above_chance"] and tiny["passed"]
+    big = shortcut_report(rows(60, pos=3), ["position"])
+    assert above_chance(big) and above_chance(big)[0].startswith("position (all tasks): 100.0%")
