@@ -7,9 +7,9 @@ from __future__ import annotations
 import numpy as np
 
 from tempogen.generators.humans import SIDE_SIGN, SIDES, HumanMotion, Rig, arm_down, fit_camera
-from tempogen.generators.kinematics import LIMBS, axis_angle, compose, limb_reach
+from tempogen.generators.kinematics import axis_angle, compose
 from tempogen.generators.motion import Scene, register_motion
-from tempogen.generators.patterns.human_walk import _flat
+from tempogen.generators.patterns.human_walk import _flat, place_body
 from tempogen.generators.skeleton import INDEX
 
 SPEED = (1.1, 1.4)  # metres per second
@@ -108,15 +108,7 @@ class WalkDepth(HumanMotion):
             wide = 0.8 * (ankle[0] - rig.rest_point("pelvis")[0])
             feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]] + _flat(yaw, 0.0, wide)
             feet[s][:, 1] += LIFT * np.sin(np.pi * u) * walking * (arc[-1] > 0)
-        for s in SIDES:  # lower the pelvis where a leg would fall short of its foot
-            hip = rig.rest[INDEX[f"{s}_hip"]] - rig.rest[0]
-            hips = _flat(yaw, hip[2], hip[0])[:, [0, 2]] + ground
-            reach = 0.97 * limb_reach(LIMBS[f"{s}_leg"], rig.rest)[1]
-            flat = np.linalg.norm(hips - feet[s][:, [0, 2]], axis=1)
-            rise = np.sqrt(np.maximum(reach**2 - flat**2, 0.0))
-            height = np.minimum(height, feet[s][:, 1] + rise - hip[1])
-        rig.trans[:] = np.c_[ground[:, 0], height, ground[:, 1]] - rig.rest[0]
-        rig.poses[:, 0] = axis_angle((0.0, 1.0, 0.0), np.degrees(yaw))
+        place_body(rig, ground, yaw, height, feet)
         for s in SIDES:
             rig.leg_to(s, feet[s], pole=_flat(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
             # each arm swings against its leg while walking

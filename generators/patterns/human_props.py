@@ -7,6 +7,7 @@ import numpy as np
 
 from tempogen.generators.humans import (
     HAND_COLORS,
+    RGB,
     SIDE_SIGN,
     SIDES,
     HumanMotion,
@@ -25,6 +26,18 @@ GAP = 90.0  # degrees of hue between the two balls' lit paints (gloves keep clea
 DIM_TINT = 0.15  # share of the lit paint left in a dim ball: too unsaturated for a hue mask
 
 
+def holder(scene: Scene, motion: str) -> tuple[Rig, list[str], list[RGB]]:
+    """A person to hold two balls: two lit paints far apart in hue (gloves keep clear of
+    both), the rig, and which hand holds obj1 first in ``sides`` (drawn per seed)."""
+    rng = scene.rng
+    pairs = [(a, b) for a in LIGHTS for b in LIGHTS if hue_gap(LIGHTS[a], LIGHTS[b]) >= GAP]
+    paints = [LIGHTS[c] for c in pairs[int(rng.integers(len(pairs)))]]
+    look = draw_look(rng, int(body_for(scene.style.body).num_betas), avoid=paints)
+    rig = Rig.start(scene, motion, look)
+    sides = list(SIDES) if rng.random() < 0.5 else list(SIDES)[::-1]
+    return rig, sides, paints
+
+
 @register_motion
 class HeldLights(HumanMotion):
     """A person holds a ball on each palm; the balls light up one after the other, at once,
@@ -41,11 +54,7 @@ class HeldLights(HumanMotion):
         from tempogen.generators.patterns.visual_cues import end_samples, start_samples
 
         rng, names = scene.rng, list(self.objects)
-        pairs = [(a, b) for a in LIGHTS for b in LIGHTS if hue_gap(LIGHTS[a], LIGHTS[b]) >= GAP]
-        paints = [LIGHTS[c] for c in pairs[int(rng.integers(len(pairs)))]]
-        look = draw_look(rng, int(body_for(scene.style.body).num_betas), avoid=paints)
-        rig = Rig.start(scene, self.name, look)
-        sides = list(SIDES) if rng.random() < 0.5 else list(SIDES)[::-1]
+        rig, sides, paints = holder(scene, self.name)
         for side in sides:  # forearms forward, palms up
             out = SIDE_SIGN[side] * rng.uniform(0.1, 0.16)
             at = rig.rest_point(f"{side}_hip") + [out, 0.3, 0.32]

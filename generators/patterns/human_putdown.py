@@ -8,17 +8,12 @@ import trimesh
 
 from tempogen.generators.humans import (
     SIDE_SIGN,
-    SIDES,
     HumanMotion,
     Prop,
-    Rig,
-    body_for,
-    draw_look,
-    hue_gap,
 )
 from tempogen.generators.kinematics import LIMBS, limb_reach
 from tempogen.generators.motion import Scene, register_motion
-from tempogen.generators.patterns.human_props import GAP, LIGHTS
+from tempogen.generators.patterns.human_props import holder
 
 STAND = (120, 106, 94)  # muted wood: no hue mask (glove or ball) takes it
 UP = np.array([0.0, 1.0, 0.0])
@@ -46,11 +41,7 @@ class PutDown(HumanMotion):
         from tempogen.generators.patterns.visual_cues import end_samples, start_samples
 
         rng, names = scene.rng, list(self.objects)
-        pairs = [(a, b) for a in LIGHTS for b in LIGHTS if hue_gap(LIGHTS[a], LIGHTS[b]) >= GAP]
-        paints = [LIGHTS[c] for c in pairs[int(rng.integers(len(pairs)))]]
-        look = draw_look(rng, int(body_for(scene.style.body).num_betas), avoid=paints)
-        rig = Rig.start(scene, self.name, look)
-        sides = list(SIDES) if rng.random() < 0.5 else list(SIDES)[::-1]
+        rig, sides, paints = holder(scene, self.name)
         radius = float(rng.uniform(0.055, 0.07))
         lift = np.array([0.0, 0.8 * radius + 0.03, 0.6 * radius])  # on the palm, toward the fingers
         onsets = start_samples(scene, names, answer)

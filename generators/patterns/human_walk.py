@@ -86,6 +86,22 @@ def _arm_lean(rig: Rig) -> float:
     return lean
 
 
+def place_body(
+    rig: Rig, ground: np.ndarray, yaw: np.ndarray, height: np.ndarray, feet: dict[str, np.ndarray]
+) -> None:
+    """Set the pelvis over ``ground`` (T, 2) at ``height`` (lowered where a leg would fall
+    short of its foot in ``feet``) facing ``yaw``; legs are posed by the caller."""
+    for s in SIDES:
+        hip = rig.rest[INDEX[f"{s}_hip"]] - rig.rest[0]
+        hips = _flat(yaw, hip[2], hip[0])[:, [0, 2]] + ground
+        reach = 0.97 * limb_reach(LIMBS[f"{s}_leg"], rig.rest)[1]
+        flat = np.linalg.norm(hips - feet[s][:, [0, 2]], axis=1)
+        rise = np.sqrt(np.maximum(reach**2 - flat**2, 0.0))
+        height = np.minimum(height, feet[s][:, 1] + rise - hip[1])
+    rig.trans[:] = np.c_[ground[:, 0], height, ground[:, 1]] - rig.rest[0]
+    rig.poses[:, 0] = axis_angle((0.0, 1.0, 0.0), np.degrees(yaw))
+
+
 def walk_loop(rig: Rig, ground: np.ndarray, h0: float, rng: np.random.Generator) -> None:
     """Pose ``rig`` walking the closed floor path ``ground`` (T, 2: x, z; the last frame is the
     first) with its pelvis at height ``h0``: facing along the path, whole pairs of steps, the
@@ -113,15 +129,7 @@ def walk_loop(rig: Rig, ground: np.ndarray, h0: float, rng: np.random.Generator)
         feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]]
         feet[s] += _flat(np.interp(at, arc, yaw), 0.0, wide)
         feet[s][:, 1] += LIFT * np.sin(np.pi * u)
-    for s in SIDES:  # lower the pelvis where a leg would fall short of its foot
-        hip = rig.rest[INDEX[f"{s}_hip"]] - rig.rest[0]
-        hips = _flat(yaw, hip[2], hip[0])[:, [0, 2]] + ground
-        reach = 0.97 * limb_reach(LIMBS[f"{s}_leg"], rig.rest)[1]
-        flat = np.linalg.norm(hips - feet[s][:, [0, 2]], axis=1)
-        rise = np.sqrt(np.maximum(reach**2 - flat**2, 0.0))
-        height = np.minimum(height, feet[s][:, 1] + rise - hip[1])
-    rig.trans[:] = np.c_[ground[:, 0], height, ground[:, 1]] - rig.rest[0]
-    rig.poses[:, 0] = axis_angle((0.0, 1.0, 0.0), np.degrees(yaw))
+    place_body(rig, ground, yaw, height, feet)
     for s in SIDES:  # hands bent out at the wrist: their backs face up, to the camera
         rig.poses[:, INDEX[f"{s}_wrist"]] = axis_angle((0.0, 0.0, 1.0), SIDE_SIGN[s] * FLARE)
     lean = _arm_lean(rig)

@@ -20,6 +20,7 @@ from tempogen.builders.exports.videott.text import (
     _rejecting,
     _s,
     _times,
+    open_questions,
 )
 from tempogen.facts import get_fact
 
@@ -160,13 +161,10 @@ def _open_set(
 ) -> dict[str, Any]:
     """The four open-ended questions of a set: three share the answer, the wrongly-led one
     must reject its premise."""
-    return {
-        "rationale": rationale,
-        "primary": (primary, answer, accepted),
-        "rephrased": (rephrased, answer, accepted),
-        "correctly_led": (led, answer, accepted),
-        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
-    }
+    return open_questions(
+        rationale, primary, rephrased, answer, accepted, (led, answer, accepted),
+        (wrong, wrong_answer),
+    )  # fmt: skip
 
 
 def _count(ctx: _Ctx) -> dict[str, Any]:
@@ -380,10 +378,7 @@ def _trajectory(ctx: _Ctx) -> dict[str, Any]:
         if ctx.key == "none"
         else f"It does not; it traces {low}"
     )
-    return {
-        "rationale": rationale,
-        "primary": (primary, answer, accepted),
-        "rephrased": (rephrased, answer, accepted),
-        "correctly_led": (led, led_answer, led_acc),
-        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
-    }
+    return open_questions(
+        rationale, primary, rephrased, answer, accepted, (led, led_answer, led_acc),
+        (wrong, wrong_answer),
+    )  # fmt: skip

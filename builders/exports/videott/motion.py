@@ -19,6 +19,7 @@ from tempogen.builders.exports.videott.text import (
     _seq_accepted,
     _uniq,
     direction_segments,
+    open_questions,
     rotation_segments,
 )
 from tempogen.facts import answer_of
@@ -148,13 +149,10 @@ def _rotation(ctx: _Ctx) -> dict[str, Any]:
     else:
         wrong = f"Which way does {s} {'go around ' + ctx.center if orbit else 'turn'} once it starts rotating?"
         wrong_answer = "It never starts; it does not rotate at all."
-    return {
-        "rationale": rationale,
-        "primary": (primary, answer, accepted),
-        "rephrased": (rephrased, answer, accepted),
-        "correctly_led": (led, led_answer, led_acc),
-        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
-    }
+    return open_questions(
+        rationale, primary, rephrased, answer, accepted, (led, led_answer, led_acc),
+        (wrong, wrong_answer),
+    )  # fmt: skip
 
 
 def _still_led(ctx: _Ctx, ask: str, answer: str) -> tuple[str, str, list[str]]:
@@ -215,13 +213,10 @@ def _direction(ctx: _Ctx) -> dict[str, Any]:
         led_acc += accepted
         wrong = f"Which way does {s} go once it starts moving?"
         wrong_answer = "It never starts; it does not move at all."
-    return {
-        "rationale": rationale,
-        "primary": (primary, answer, accepted),
-        "rephrased": (rephrased, answer, accepted),
-        "correctly_led": (led, led_answer, led_acc),
-        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
-    }
+    return open_questions(
+        rationale, primary, rephrased, answer, accepted, (led, led_answer, led_acc),
+        (wrong, wrong_answer),
+    )  # fmt: skip
 
 
 def _depth_runs(ctx: _Ctx) -> list[tuple[str, float, float, float]]:
@@ -281,13 +276,10 @@ def _approach(ctx: _Ctx) -> dict[str, Any]:
         led_acc += accepted
         wrong = f"Why does {s} walk towards the camera?"
         wrong_answer = "It does not; it stays at the same distance."
-    return {
-        "rationale": rationale,
-        "primary": (primary, answer, accepted),
-        "rephrased": (rephrased, answer, accepted),
-        "correctly_led": (led, led_answer, led_acc),
-        "wrongly_led": (wrong, wrong_answer, _rejecting(accepted)),
-    }
+    return open_questions(
+        rationale, primary, rephrased, answer, accepted, (led, led_answer, led_acc),
+        (wrong, wrong_answer),
+    )  # fmt: skip
 
 
 SPEED_ANSWER = {

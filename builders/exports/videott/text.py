@@ -229,3 +229,24 @@ def _same_at_ends(track: Track, tol: float = 0.5) -> bool:
         and abs(track.y[-1] - track.y[0]) <= tol
         and abs(track.angle[-1] - track.angle[0]) <= tol
     )
+
+
+def open_questions(
+    rationale: str,
+    primary: str,
+    rephrased: str,
+    answer: str,
+    accepted: list[str],
+    led: tuple[str, str, list[str]],
+    wrong: tuple[str, str],
+) -> dict[str, Any]:
+    """A set's four open-ended questions: the primary and rephrased ones share ``answer``,
+    the correctly-led one has its own (question, answer, accepted), and the wrongly-led
+    (question, answer) must reject its premise."""
+    return {
+        "rationale": rationale,
+        "primary": (primary, answer, accepted),
+        "rephrased": (rephrased, answer, accepted),
+        "correctly_led": led,
+        "wrongly_led": (*wrong, _rejecting(accepted)),
+    }
