@@ -109,6 +109,10 @@ def ensure_gl(backend: str | None = None) -> str:
     # llvmpipe's rasteriser threads do not survive fork(): without them a forked worker (the
     # dataset build's pool) can use GL even if its parent rendered first. Only llvmpipe reads it.
     os.environ.setdefault("LP_NUM_THREADS", "0")
+    if want == "egl":
+        # pyrender imports its pyglet viewer, and pyglet loads Xlib unless headless: a GPU
+        # server with no X libraries (seen on an H100 node) fails at the import otherwise.
+        os.environ.setdefault("PYGLET_HEADLESS", "1")
     if not hasattr(np, "infty"):  # pyrender 0.1.45 still uses the alias NumPy 2 removed
         np.infty = np.inf  # type: ignore[attr-defined]
     try:

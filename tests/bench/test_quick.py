@@ -32,3 +32,19 @@ def test_make_bench_quick_runs_every_bench(tmp_path) -> None:
     figures = {r["figure"] for r in rows if r["bench"] == "human"}
     assert any(f.startswith("human clip") for f in figures)  # issue 12: vs the naive loop
     assert any(f.startswith("3D-object clip") for f in figures)
+
+
+def test_gpu_frame_dump_is_deterministic_and_compares(tmp_path) -> None:
+    """scripts/device/dump_frames.py (the GPU comparison): one GL gives identical frames."""
+    script = ROOT / "scripts" / "device" / "dump_frames.py"
+    args = ["--frames", "30", "--motions", "cube_spin"]
+    first, second = tmp_path / "a.npz", tmp_path / "b.npz"
+    for out, extra in ((first, []), (second, ["--compare", str(first)])):
+        proc = subprocess.run(
+            [sys.executable, str(script), str(out), *args, *extra],
+            cwd=ROOT, capture_output=True, text=True, timeout=300,
+        )  # fmt: skip
+        assert proc.returncode == 0, proc.stderr[-2000:]
+    lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("cube_spin_")]
+    assert [ln.split(":")[0] for ln in lines] == ["cube_spin_0", "cube_spin_15", "cube_spin_29"]
+    assert all("max 0, mean 0.000" in ln for ln in lines), lines

@@ -246,6 +246,26 @@ def test_forked_worker_after_threaded_llvmpipe_fails_clearly_not_hangs():
     assert "RenderError" in out.stdout and "does not survive fork" in out.stdout, out.stderr
 
 
+HEADLESS = """
+import sys
+from tempogen.generators.render3d import ensure_gl, gl_info
+ensure_gl("egl")
+gl_info()
+import pyglet
+print(pyglet.options.headless, "pyglet.libs.x11.xlib" in sys.modules)
+"""
+
+
+def test_egl_needs_no_x11_libraries():
+    env = {k: v for k, v in os.environ.items() if k not in ("PYGLET_HEADLESS", "DISPLAY")}
+    env["TEMPOGEN_GL"] = "egl"
+    out = subprocess.run(
+        [sys.executable, "-c", HEADLESS], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "False"], out.stdout
+
+
 def test_bad_input_is_a_clear_error():
     cam = _camera((0.0, 0.5, 3.0))
     with pytest.raises(RenderError, match="TEMPOGEN_GL"):
