@@ -198,6 +198,13 @@ def jump(rig: Rig, peaks: list[int], arms: float = 25.0) -> None:
         rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), arm_down(s, arms), up)
 
 
+def _jump_peaks(scene: Scene, count: int) -> list[int]:
+    """Frames of ``count`` jumps' apexes, each on a sampled frame (none for 0)."""
+    if count == 0:
+        return []
+    return [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, count))]
+
+
 def _feet_track(rig: Rig) -> None:
     j = rig.joints
     feet = j[:, [INDEX[n] for n in ("left_ankle", "right_ankle", "left_foot", "right_foot")]]
@@ -208,19 +215,22 @@ def _feet_track(rig: Rig) -> None:
 
 @register_motion
 class Jumps(HumanMotion):
-    """The person jumps N times; each apex is on a sampled frame with the feet down between."""
+    """The person jumps N times; each apex is on a sampled frame with the feet down between.
+    With N = 0 (TOMATO asks it too) the person stands, and a companion, if any, jumps
+    instead: the count is of the person asked about, not of whoever moves."""
 
     name = "jumps"
     task = "count"
     fact = "count"
-    answers = (1, 2, 3, 4, 5, 6)
+    answers = (0, 1, 2, 3, 4, 5)  # six answers: every one is an option (no rank tell)
     question = "How many times does {person} jump?"
 
     def animate(self, scene: Scene, answer: int) -> None:
         rig = Rig.start(scene, self.name)
-        peaks = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
-        jump(rig, peaks)
-        rig.maybe_companion()
+        jump(rig, _jump_peaks(scene, answer))
+        other = rig.maybe_companion()
+        if answer == 0 and other is not None:
+            jump(other, _jump_peaks(scene, int(scene.rng.integers(2, 5))), arms=45.0)
         rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
         _feet_track(rig)
         scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]

@@ -383,3 +383,23 @@ def test_pixel_check_catches_a_wrong_label() -> None:
     xs, ys, _ = np.array([centroid(glove_mask(f, t.color)) for f in frames]).T
     got = answer_of(_measured(labels, idx, "hand", x=xs, y=ys), idx)
     assert answer_key("rotation", got) == "ccw"
+
+
+@pytest.mark.slow
+def test_no_jumps_beside_a_jumping_companion_reads_zero_from_pixels() -> None:
+    """Count 0: the person asked about stands while the companion jumps. The audit's glove
+    reader gives 0 for that person and a count above 0 when pointed at the companion."""
+    for seed in range(40):
+        scene = _scene("jumps", "0", seed, width=640, height=360)
+        labels = scene.labels()
+        if len(labels.meta.get("people", [])) == 2:
+            break
+    else:
+        pytest.fail("no jumps clip with a companion in 40 seeds")
+    assert labels.meta["actor"].startswith("the person in")  # named by clothes
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    frames = _render(scene, idx)
+    assert answer_of(pixel_states_3d(frames, labels, idx), idx) == 0
+    decoy = Labels.from_json(labels.to_json())
+    decoy.meta["owners"] = {**decoy.meta.get("owners", {}), "feet": 1}
+    assert answer_of(pixel_states_3d(frames, decoy, idx), idx) >= 2
