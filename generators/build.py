@@ -1,7 +1,7 @@
 """Plan and render the simulated clips of a dataset: specs, parallel workers, resumable output.
 
-``plan`` turns a config into specs, one per clip, with answers balanced over each task's
-classes and the right option's position balanced too. ``render_spec`` turns one spec into a
+``plan`` turns a config into specs, one per clip, with each pattern's answers balanced over
+its own keys and the right option's position balanced too. ``render_spec`` turns one spec into a
 video, a contact sheet and a manifest row; a finished clip leaves a sidecar record keyed by
 its spec hash (``tempogen.resume``), so a rerun after an interruption reuses it and redoes
 only the rest.
@@ -85,15 +85,6 @@ class Spec:
         return spec_hash(self.to_json(), RENDER_VERSION)
 
 
-def _classes(motions: list[Motion]) -> list[tuple[str, str]]:
-    """(fact, key) answer classes a task's motions can produce, in a stable order."""
-    seen: dict[tuple[str, str], None] = {}
-    for m in motions:
-        for k in m.keys():
-            seen[(m.fact, k)] = None
-    return list(seen)
-
-
 def check_config(cfg: DatasetConfig) -> None:
     """Check the names a config gives against the motion registry (plugins already loaded)."""
     known = tuple(sorted(MOTIONS))
@@ -107,8 +98,11 @@ def check_config(cfg: DatasetConfig) -> None:
 def plan(cfg: DatasetConfig) -> list[Spec]:
     """Specs for every clip of the config, deterministic in the config alone.
 
-    Within a task, answers cycle through every class in a seeded order so each class gets the
-    same share (within one), and the right option's position cycles the same way.
+    Each task's questions go to patterns first (:func:`_patterns`); then every pattern's
+    answers cycle through its own keys in a seeded order, so each answer a pattern can give
+    gets the same share of its questions (within one). Balanced per pattern, not per task:
+    knowing which pattern drew a clip (from the question's words, or the file's metadata)
+    then says nothing about its answer. The right option's position cycles the same way.
     """
     check_config(cfg)
     specs: list[Spec] = []
@@ -118,27 +112,19 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
         n = cfg.samples_for(task)
         if not motions or not n:
             continue
-        flat = [m for m in motions if m.renderer == "2d"]
-        solid = [m for m in motions if m.renderer != "2d"]
-        classes = _classes(flat or motions)
         task_rng = np.random.default_rng(root.spawn(len(cfg.tasks))[t_index])
-        extra = _own_fact_slots(cfg, t_index, n, flat, solid)
-        cycled: list[tuple[str, str]] = []
-        while len(cycled) < n - len(extra):
-            cycled.extend(classes[i] for i in task_rng.permutation(len(classes)))
-        rest = iter(cycled)
-        order = [(extra[i][0].fact, extra[i][1]) if i in extra else next(rest) for i in range(n)]
-        in3d = _slots_3d(cfg, t_index, order, solid, {i: m for i, (m, _) in extra.items()})
+        answer_cycle: dict[str, list[str]] = {}
         position_cycle: dict[int, list[int]] = {}
-        for i in range(n):
-            fact, key = order[i]
-            able = [m for m in flat or motions if m.fact == fact and key in m.keys()]
-            motion = able[int(task_rng.integers(len(able)))] if able else extra[i][0]
+        for i, motion in enumerate(_patterns(cfg, t_index, n, motions)):
+            keys = answer_cycle.setdefault(motion.name, [])
+            if not keys:
+                own = motion.keys()
+                keys.extend(own[j] for j in task_rng.permutation(len(own)))
+            key = keys.pop()
             seed = int(task_rng.integers(0, 2**31 - 1))
-            duration = task_rng.uniform(*cfg.duration)
-            if i in in3d:
-                motion, duration = in3d[i]
-            n_opts = num_options(motion.fact, motion.objects)
+            span = cfg.duration if motion.renderer == "2d" else cfg.scenes3d.duration
+            duration = task_rng.uniform(*span)
+            n_opts = num_options(motion.fact, motion.objects, motion.keys())
             cycle = position_cycle.setdefault(n_opts, [])
             if not cycle:
                 cycle.extend(int(p) for p in task_rng.permutation(n_opts))
@@ -174,74 +160,31 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
 DEMONSTRATIONS = ("human", "object3d")  # TOMATO's demonstration types drawn in 3D
 
 
-def _own_fact_slots(
-    cfg: DatasetConfig, t_index: int, n: int, flat: list[Motion], solid: list[Motion]
-) -> dict[int, tuple[Motion, str]]:
-    """Slots for 3D patterns with answers no 2D pattern of the task gives (two people
-    compared: who jumps more, who turns first): each gets the share one pattern of its type
-    would get, those answers cycling in a seeded order, at seeded places; the task's 2D
-    answer classes stay balanced over the other slots."""
-    known = set(_classes(flat))
-    rng = np.random.default_rng([cfg.seed, 5, t_index])
-    shares = {"human": cfg.scenes3d.humans, "object3d": cfg.scenes3d.objects}
-    picks: list[tuple[Motion, str]] = []
-    for m in solid if flat else []:
-        own = [k for k in m.keys() if (m.fact, k) not in known]
-        if not own:
-            continue
-        of_kind = sum(1 for o in solid if o.renderer == m.renderer)
-        k = math.floor(shares[m.renderer] * n / of_kind + 0.5)
-        keys = [own[j] for j in rng.permutation(len(own))]
-        picks += [(m, keys[j % len(keys)]) for j in range(k)]
-    if not picks:
-        return {}
-    places = rng.choice(n, size=min(len(picks), n), replace=False)
-    return {int(i): pick for i, pick in zip(places, picks)}
+def _patterns(cfg: DatasetConfig, t_index: int, n: int, motions: list[Motion]) -> list[Motion]:
+    """The pattern of each of a task's ``n`` questions, in a seeded order.
 
-
-def _slots_3d(
-    cfg: DatasetConfig,
-    t_index: int,
-    order: list[tuple[str, str]],
-    solid: list[Motion],
-    forced: dict[int, Motion] | None = None,
-) -> dict[int, tuple[Motion, float]]:
-    """Which of a task's questions are rendered in 3D, by which pattern and for how long.
-
-    ``scenes3d.humans`` and ``scenes3d.objects`` of the task's questions (rounded up) go to
-    simulated humans and 3D-object scenes, on slots whose answer class such a pattern can
-    produce; the scarcer type picks first so one cannot starve the other, and patterns of a
-    type take turns. ``forced`` slots (see :func:`_own_fact_slots`) are placed first and count
-    toward their type's share. A separate seed keeps the 2D plan as it is.
+    ``scenes3d.humans`` and ``scenes3d.objects`` of the questions (rounded up) go to simulated
+    humans and 3D-object scenes, the rest to 2D patterns; a type the task (or the config's
+    ``motions``) lacks leaves its share to the others. Within a type the patterns take turns,
+    so each gets the same number of questions (within one).
     """
     rng = np.random.default_rng([cfg.seed, 3, t_index])
+    kinds = {k: [m for m in motions if m.renderer == k] for k in ("2d", *DEMONSTRATIONS)}
     shares = {"human": cfg.scenes3d.humans, "object3d": cfg.scenes3d.objects}
-    forced = forced or {}
-    free = set(range(len(order))) - set(forced)
-    wanted: dict[str, int] = {}
-    able: dict[str, dict[int, list[Motion]]] = {}
-    out: dict[int, tuple[Motion, float]] = {}
-    for i, m in sorted(forced.items()):
-        out[i] = (m, float(rng.uniform(*cfg.scenes3d.duration)))
+    slots: list[str] = []
     for kind in DEMONSTRATIONS:
-        ms = [m for m in solid if m.renderer == kind]
-        able[kind] = {
-            i: fit
-            for i, (fact, key) in enumerate(order)
-            if i not in forced and (fit := [m for m in ms if m.fact == fact and key in m.keys()])
-        }
-        done = sum(1 for m in forced.values() if m.renderer == kind)
-        wanted[kind] = max(0, math.ceil(shares[kind] * len(order) - 1e-9) - done)
-    for kind in sorted(DEMONSTRATIONS, key=lambda k: (len(able[k]) - wanted[k], k)):
-        candidates = sorted(i for i in able[kind] if i in free)
-        k = min(wanted[kind], len(candidates))
-        chosen = sorted(int(i) for i in rng.choice(candidates, size=k, replace=False)) if k else []
-        used = dict.fromkeys((m.name for ms in able[kind].values() for m in ms), 0)
-        for i in chosen:
-            motion = min(able[kind][i], key=lambda m: (used[m.name], m.name))
-            used[motion.name] += 1
-            out[i] = (motion, float(rng.uniform(*cfg.scenes3d.duration)))
-            free.discard(i)
+        if kinds[kind]:
+            slots += [kind] * min(n - len(slots), math.ceil(shares[kind] * n - 1e-9))
+    present = [k for k in kinds if kinds[k]]
+    rest = ["2d"] if kinds["2d"] else present
+    slots += [rest[j % len(rest)] for j in range(n - len(slots))]
+    slots = [slots[j] for j in rng.permutation(n)]
+    turns: dict[str, list[Motion]] = {k: [] for k in kinds}
+    out = []
+    for kind in slots:
+        if not turns[kind]:
+            turns[kind] = [kinds[kind][j] for j in rng.permutation(len(kinds[kind]))]
+        out.append(turns[kind].pop())
     return out
 
 

@@ -14,7 +14,7 @@ A new fact is one subclass registered with :func:`register_fact` (see the README
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
 from typing import Any, ClassVar
 
@@ -25,7 +25,6 @@ from tempogen.errors import ConfigurationError
 from tempogen.labels import Labels, Query
 
 DIRECTION_WORD = {"left": "Leftwards", "right": "Rightwards", "up": "Upwards", "down": "Downwards"}
-INVERT_DIRECTION = {"left": "right", "right": "left", "up": "down", "down": "up"}
 ROTATION_TEXT = {
     "cw": "Clockwise throughout.",
     "ccw": "Counter-clockwise throughout.",
@@ -124,10 +123,24 @@ class Fact:
         text = self.option_text(key, labels).strip().rstrip(".").strip()
         return text[:1].lower() + text[1:]
 
-    def num_options(self, objects: tuple[str, ...] = ()) -> int:
-        """How many options a question about this fact shows."""
-        n = len(self.keys(objects))
+    def num_options(
+        self, objects: tuple[str, ...] = (), answers: Sequence[str] | None = None
+    ) -> int:
+        """How many options a question about this fact shows (drawn from ``answers``, the
+        pattern's own answer keys, when given: see :meth:`pool`)."""
+        keys = self.keys(objects)
+        n = len([k for k in keys if k in answers]) if answers else len(keys)
         return n if self.options is None else min(self.options, n)
+
+    def pool(self, key: str, labels: Labels) -> list[str]:
+        """The keys a question's options come from: the answers its pattern can give
+        (``labels.meta["answer_keys"]``) when ``key`` is one of them, so no option is one
+        a reader could rule out from the question's wording alone; else every key."""
+        pool = self.keys(labels.query.objects)
+        given = labels.meta.get("answer_keys")
+        if given and key in given:
+            return [p for p in pool if p in given]
+        return pool
 
     # -- options --------------------------------------------------------------------------
     def distractors(
@@ -144,10 +157,10 @@ class Fact:
 
         With ``answer_pos`` the right key lands at that position (builders balance positions).
         """
-        pool = self.keys(labels.query.objects)
+        pool = self.pool(key, labels)
         if key not in pool:
             raise ValueError(f"answer {key!r} is not a valid {self.name} option; valid: {pool}")
-        k = self.num_options(labels.query.objects)
+        k = len(pool) if self.options is None else min(self.options, len(pool))
         others = [p for p in pool if p != key]
         distract = list(self.distractors(key, others, k, rng))
         rng.shuffle(distract)
@@ -185,23 +198,6 @@ class Direction(_Sequence):
             return "No movements."
         words = [DIRECTION_WORD[t] for t in key.split("-")]
         return (words[0] if len(words) == 1 else words[0] + " then " + words[1].lower()) + "."
-
-    def distractors(
-        self, key: str, others: list[str], k: int, rng: np.random.Generator
-    ) -> list[str]:
-        """Distractors a temporal reader must rule out first: reversed order, inverted tokens."""
-        hard: list[str] = []
-        if key != "none":
-            toks = key.split("-")
-            inv = [INVERT_DIRECTION[t] for t in toks]
-            hard = ["-".join(inv), "-".join(reversed(toks)), "-".join(reversed(inv))]
-        hard = [h for h in dict.fromkeys(hard) if h != key and h in others]
-        rest = [p for p in others if p not in hard]
-        rng.shuffle(rest)
-        if key != "none" and "none" in rest:
-            rest.remove("none")
-            rest.insert(0, "none")
-        return (hard + rest)[: k - 1]
 
 
 class Rotation(_Sequence):

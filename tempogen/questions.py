@@ -8,6 +8,7 @@ fact up by name, so callers that hold only a name keep one short call.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
@@ -56,6 +57,8 @@ def choose_options(
     return get_fact(fact).choose_options(key, labels, rng, answer_pos)
 
 
-def num_options(fact: str, objects: tuple[str, ...] = ()) -> int:
-    """How many options a question about this fact shows."""
-    return get_fact(fact).num_options(objects)
+def num_options(
+    fact: str, objects: tuple[str, ...] = (), answers: Sequence[str] | None = None
+) -> int:
+    """How many options a question about this fact shows (from a pattern's ``answers``)."""
+    return get_fact(fact).num_options(objects, answers)

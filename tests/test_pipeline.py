@@ -264,23 +264,23 @@ def test_default_plan_is_balanced():
     for task, group in by_task.items():
         assert len(group) >= 60, task
         motions = motions_for(task)
-        flat = {(m.fact, k) for m in motions if m.renderer == "2d" for k in m.keys()}
-        every = {(m.fact, k) for m in motions for k in m.keys()}
-        planned = Counter((get_motion(s.motion).fact, s.answer_key) for s in group)
-        assert set(planned) <= every
-        # every answer class of the 2D patterns within one; answers only 3D patterns give
-        # (who jumps more, who turns first) take a pattern's share, each within one
-        per_class = [planned.get(c, 0) for c in flat]
-        assert max(per_class) - min(per_class) <= 1, (task, planned)
+        # balanced per pattern: every answer a pattern can give gets the same share of its
+        # questions (within one), so the pattern that drew a clip says nothing of its answer
         for m in motions:
-            own = [planned.get((m.fact, k), 0) for k in m.keys() if (m.fact, k) not in flat]
-            if own:
-                assert min(own) >= 1 and max(own) - min(own) <= 1, (task, m.name, planned)
+            keys = Counter(s.answer_key for s in group if s.motion == m.name)
+            assert set(keys) <= set(m.keys()), (task, m.name, keys)
+            per_key = [keys.get(k, 0) for k in m.keys()]
+            assert max(per_key) - min(per_key) <= 1, (task, m.name, keys)
+        # and patterns of one demonstration type take turns
+        for kind in ("2d", "human", "object3d"):
+            made = Counter(s.motion for s in group if get_motion(s.motion).renderer == kind)
+            per = [made.get(m.name, 0) for m in motions if m.renderer == kind]
+            assert not per or max(per) - min(per) <= 1, (task, kind, made)
         positions: dict[int, Counter] = {}
         for s in group:
             m = get_motion(s.motion)
             assert s.answer_key in m.keys()
-            k = num_options(m.fact, m.objects)
+            k = num_options(m.fact, m.objects, m.keys())
             assert 0 <= s.answer_pos < k
             positions.setdefault(k, Counter())[s.answer_pos] += 1
         for k, c in positions.items():

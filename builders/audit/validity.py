@@ -225,7 +225,7 @@ def observer_accuracy(
 
 
 def _default_options(keys: _Keys) -> int:
-    return num_options(keys.fact, keys.labels.query.objects)
+    return num_options(keys.fact, keys.labels.query.objects, keys.labels.meta.get("answer_keys"))
 
 
 def ratio_gain(a: float, b: float) -> float:

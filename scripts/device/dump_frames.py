@@ -39,8 +39,10 @@ def compare(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> list[str]:
     lines = []
     for key in sorted(set(a) & set(b)):
         d = np.abs(a[key].astype(np.int16) - b[key].astype(np.int16))
-        lines.append(f"{key}: max {int(d.max())}, mean {d.mean():.3f}, "
-                     f"pixels off by >8: {(d.max(-1) > 8).mean() * 100:.3f}%")
+        lines.append(
+            f"{key}: max {int(d.max())}, mean {d.mean():.3f}, "
+            f"pixels off by >8: {(d.max(-1) > 8).mean() * 100:.3f}%"
+        )
     return lines
 
 

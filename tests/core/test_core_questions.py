@@ -139,21 +139,43 @@ def test_choose_options_random_position_covers_every_slot():
     assert seen == set(range(5))
 
 
-@pytest.mark.parametrize(
-    "key,hard",
-    [
-        ("left-up", {"right-down", "up-left", "down-right"}),
-        ("down-left", {"up-right", "left-down", "right-up"}),
-        ("right-left", {"left-right"}),  # its reverse and its inverse coincide
-        ("up", {"down"}),
-    ],
-)
-def test_direction_hard_distractors_always_present(key, hard):
+def _inverse(key: str) -> str:
+    flip = {"left": "right", "right": "left", "up": "down", "down": "up"}
+    return "-".join(flip[t] for t in key.split("-")) if key != "none" else key
+
+
+def test_direction_options_carry_no_structure_tell():
+    """issue 14: an option's inverse is on offer as often for the answer as for a wrong
+    option (always offering the answer's inverse let a blind reader find it)."""
     lab = labels_for("direction")
-    for s in range(25):
-        opts = Q.choose_options("direction", key, lab, np.random.default_rng(s))
-        assert hard <= set(opts), (key, opts)
-        assert "none" in opts  # "did not move" is always on offer when it moved
+    keys = [k for k in _all_keys("direction", ()) if k != "none"]
+    rng = np.random.default_rng(0)
+    right = wrong = n_right = n_wrong = 0
+    for s in range(1200):
+        key = keys[s % len(keys)]
+        opts = Q.choose_options("direction", key, lab, rng)
+        for o in opts:
+            if o == "none":
+                continue
+            has = _inverse(o) in opts
+            if o == key:
+                right, n_right = right + has, n_right + 1
+            else:
+                wrong, n_wrong = wrong + has, n_wrong + 1
+    assert abs(right / n_right - wrong / n_wrong) < 0.05, (right / n_right, wrong / n_wrong)
+
+
+def test_options_come_from_the_patterns_own_answers():
+    """A side step answers left, right, left-right or right-left: no option offers "up"."""
+    lab = labels_for("direction")
+    lab.meta["answer_keys"] = ["left", "right", "left-right", "right-left"]
+    for s in range(20):
+        opts = Q.choose_options("direction", "left", lab, np.random.default_rng(s))
+        assert sorted(opts) == sorted(lab.meta["answer_keys"])
+    assert Q.num_options("direction", (), lab.meta["answer_keys"]) == 4
+    # an edit that made an answer the pattern does not give falls back to every key
+    opts = Q.choose_options("direction", "up", lab, np.random.default_rng(0))
+    assert "up" in opts and len(opts) == 6
 
 
 def test_direction_none_answer_has_only_movement_distractors():
