@@ -62,6 +62,22 @@ APPROACH_TEXT = {
     "none": "It does not come closer or go farther.",
 }
 INVERT_APPROACH = {"towards": "away", "away": "towards"}
+# what a person does (fact ``next``): an option, and the anchor as the question names it;
+# a hand is named by its glove's colour (``meta["gloves"]``), never by its side
+NEXT_TEXT = {
+    "left_up": "Raises the {left} hand.",
+    "right_up": "Raises the {right} hand.",
+    "both_up": "Raises both hands.",
+    "clap": "Claps.",
+    "arms_out": "Holds both arms out to the sides.",
+}
+NEXT_ANCHOR = {
+    "left_up": "raising the {left} hand",
+    "right_up": "raising the {right} hand",
+    "both_up": "raising both hands",
+    "clap": "clapping",
+    "arms_out": "holding both arms out to the sides",
+}
 COUNT_RANGE = range(0, 13)  # counts an answer may have (edits: a loop or a join adds up)
 
 
@@ -413,6 +429,44 @@ class Approach(_Sequence):
         return APPROACH_TEXT[key]
 
 
+def gesture_words(template: str, labels: Labels) -> str:
+    """A gesture's words with each hand named by its glove's colour."""
+    gloves = labels.meta.get("gloves", {})
+    return template.format(left=gloves.get("left", "left"), right=gloves.get("right", "right"))
+
+
+class Next(Fact):
+    """What a person does right after a named gesture (``query.kind``): the gestures are read
+    per frame from the hands against the body's anchors (:func:`observe.gesture_frames`), rest
+    ignored and repeats merged; the key is the gesture that follows the anchor. The options
+    are the other gestures: the anchor itself is never offered."""
+
+    name = "next"
+    options = len(observe.GESTURES) - 1
+
+    def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
+        return observe.next_gesture(labels, self.frames(labels, idx))
+
+    def keys(self, objects: tuple[str, ...] = ()) -> list[str]:
+        return list(observe.GESTURES)
+
+    def option_text(self, key: str, labels: Labels) -> str:
+        return gesture_words(NEXT_TEXT[key], labels)
+
+    def choose_options(
+        self, key: str, labels: Labels, rng: np.random.Generator, answer_pos: int | None = None
+    ) -> list[str]:
+        """Every gesture but the anchor: four options, the right one at ``answer_pos``."""
+        anchor = labels.query.kind
+        pool = [g for g in observe.GESTURES if g != anchor]
+        if key not in pool:
+            raise ValueError(f"answer {key!r} is not a valid next option; valid: {pool}")
+        others = [g for g in pool if g != key]
+        rng.shuffle(others)
+        pos = int(rng.integers(0, len(pool))) if answer_pos is None else answer_pos % len(pool)
+        return others[:pos] + [key] + others[pos:]
+
+
 FACTS: dict[str, Fact] = {}
 
 
@@ -455,5 +509,6 @@ for _cls in (
     More,
     Faster,
     Approach,
+    Next,
 ):
     register_fact(_cls)

@@ -14,8 +14,10 @@ from tempogen.editing.ops.base import SpaceOp, register_op
 from tempogen.errors import EditError
 
 # A flip or a turn keeps trends, counts, orders and shape classes (a mirrored star is a star),
-# and the subject's apparent size, so whether it comes towards the camera or goes away.
-KEPT = ("speed", "frequency", "count", "order", "trajectory", "approach")
+# and the subject's apparent size, so whether it comes towards the camera or goes away. A
+# person's gestures are read in the body's own frame (shoulders and head, flipped or turned
+# with the picture) and its hands are named by their gloves, never by side: ``next`` stays.
+KEPT = ("speed", "frequency", "count", "order", "trajectory", "approach", "next")
 
 
 @register_op

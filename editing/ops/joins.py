@@ -39,8 +39,10 @@ CONCAT_EFFECTS: dict[str, Effect] = {
     "count": JOIN,
     "approach": JOIN,
     "order": FROM_STATES,
+    "next": FROM_STATES,  # B's gestures follow A's: read from the joined states
 }
-COMPOSITE_EFFECTS: dict[str, Effect] = dict.fromkeys(BUILTIN, PRESERVED)  # A's question, A's answer
+# A's question, A's answer
+COMPOSITE_EFFECTS: dict[str, Effect] = dict.fromkeys((*BUILTIN, "next"), PRESERVED)
 
 
 def _require_joinable(a: Clip, b: Clip) -> None:

@@ -32,6 +32,9 @@ class Reverse(TimeOp):
         "approach": TIME_REVERSAL,  # towards <-> away, in reverse order
         "order": FROM_STATES,  # who starts first backwards depends on when each action ends
         "faster": PRESERVED,  # the same paths in the same time
+        # what follows a gesture backwards is what preceded it: read again from the reversed
+        # states (undetermined, so refused, when the gesture came first)
+        "next": FROM_STATES,
     }
 
     def select(self, clip: Clip) -> np.ndarray:

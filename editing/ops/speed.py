@@ -15,9 +15,9 @@ from tempogen.editing.ops.base import TimeOp, register_op
 from tempogen.errors import EditError
 
 # Dropped frames (a rate above 1) may hide a brief event, alias a fast turn or cut a corner
-# of a walked path: those answers are then read again from the resampled states, and external
+# of a walked path or hide a brief gesture: those answers are then read again from the resampled states, and external
 # clips without states refuse.
-DROPS_FRAMES = ("count", "frequency", "rotation", "faster")
+DROPS_FRAMES = ("count", "frequency", "rotation", "faster", "next")
 
 
 def _positive(op: str, name: str, v: object) -> None:

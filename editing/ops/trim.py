@@ -26,7 +26,7 @@ class Trim(TimeOp):
     end: float | None = None
     name: ClassVar[str] = "trim"
     variation: ClassVar[str] = ""  # a cut is neither counterfactual, composite nor zoom
-    effects: ClassVar[dict[str, Effect]] = dict.fromkeys(BUILTIN, FROM_STATES)
+    effects: ClassVar[dict[str, Effect]] = dict.fromkeys((*BUILTIN, "next"), FROM_STATES)
 
     def select(self, clip: Clip) -> np.ndarray:
         a = int(round(self.start * clip.fps))

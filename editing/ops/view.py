@@ -14,7 +14,8 @@ from tempogen.editing.ops._facts import BUILTIN
 from tempogen.editing.ops.base import ZOOM, SpaceOp, register_op
 from tempogen.errors import EditError
 
-KEEPS_ALL: dict[str, Effect] = dict.fromkeys(BUILTIN, PRESERVED)
+# a person's gestures are read in shoulder widths from its own anchors: a closer view keeps them
+KEEPS_ALL: dict[str, Effect] = dict.fromkeys((*BUILTIN, "next"), PRESERVED)
 
 
 def _even(v: float) -> int:

@@ -5,6 +5,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     count,
     direction,
     human,
+    human_actions,
     human_compare,
     human_count,
     human_depth,

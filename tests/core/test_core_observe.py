@@ -657,3 +657,89 @@ def test_faster_reads_speed_at_depth_and_refuses_near_ties():
     assert answer_of(_walkers(20.0, 12.0, scale_right=2.0)) == "left"
     assert answer_of(_walkers(20.0, 18.0)) is None  # within FASTER_RATIO: no clear winner
     assert answer_of(_walkers(0.0, 0.0)) is None  # no one moves
+
+
+# next (what a person does right after a gesture) -------------------------------------------
+
+# hand positions per gesture in a body 40 px across the shoulders (shoulders at y 50, the top
+# of the head 35 px above them; image y is down); the person's left hand on screen right
+GESTURE_AT = {
+    None: ((112.0, 100.0), (88.0, 100.0)),
+    "left_up": ((112.0, 5.0), (88.0, 100.0)),
+    "right_up": ((112.0, 100.0), (88.0, 5.0)),
+    "both_up": ((112.0, 5.0), (88.0, 5.0)),
+    "clap": ((104.0, 62.0), (96.0, 62.0)),
+    "arms_out": ((170.0, 52.0), (30.0, 52.0)),
+}
+
+
+def _gesturing(seq: list[str], anchor: str, hold: int = 4) -> Labels:
+    """Labels of a person making each gesture of ``seq`` for ``hold`` frames, at rest between."""
+    poses = [None]
+    for g in seq:
+        poses += [g] * hold + [None] * 2
+    left, right = (np.array([GESTURE_AT[p][k] for p in poses]) for k in (0, 1))
+    n = len(poses)
+    anchors = [
+        Track.build(name, n, x=x, y=y, role="anchor", shape="anchor", size=0)
+        for name, x, y in (
+            ("crown", 100.0, 15.0),
+            ("shoulder1", 120.0, 50.0),
+            ("shoulder2", 80.0, 50.0),
+        )
+    ]
+    objects = ("left_hand", "right_hand", "crown", "shoulder1", "shoulder2")
+    return labels(
+        Query("next", objects, anchor),
+        mover(left[:, 0], left[:, 1], name="left_hand", shape="hand"),
+        mover(right[:, 0], right[:, 1], name="right_hand", shape="hand"),
+        *anchors,
+    )
+
+
+def test_next_reads_each_gesture_and_the_one_after_the_anchor():
+    seq = ["left_up", "clap", "arms_out", "right_up", "both_up"]
+    lab = _gesturing(seq, "clap")
+    n = lab.num_frames
+    assert observe.gestures(lab, np.arange(n)) == tuple(seq)
+    assert answer_of(lab) == "arms_out"
+    assert answer_key("next", answer_of(lab)) == "arms_out"
+    assert answer_of(lab, [3]) is None  # one frame shows no order
+    assert answer_of(_gesturing(seq, "both_up")) is None  # the anchor is last
+    assert answer_of(_gesturing(seq[:2], "arms_out")) is None  # the anchor never happens
+
+
+def test_next_depends_on_the_order_of_the_gestures():
+    """Swapping two gestures changes the answer: the fact reads order, not which gestures."""
+    assert answer_of(_gesturing(["left_up", "clap", "arms_out"], "left_up")) == "clap"
+    assert answer_of(_gesturing(["left_up", "arms_out", "clap"], "left_up")) == "arms_out"
+    assert answer_of(_gesturing(["clap", "left_up", "arms_out"], "left_up")) == "arms_out"
+
+
+def test_next_reads_the_body_frame_not_the_screen():
+    """Mirrored, turned upside down or zoomed, the same person makes the same gestures."""
+    lab = _gesturing(["right_up", "arms_out", "left_up", "clap"], "left_up")
+
+    def moved(fx, fy) -> Labels:
+        return lab.with_tracks(tuple(t.with_states(x=fx(t.x), y=fy(t.y)) for t in lab.tracks))
+
+    for fx, fy in [
+        (lambda x: W - 1 - x, lambda y: y),  # mirror left-right
+        (lambda x: x, lambda y: H - 1 - y),  # mirror top-bottom
+        (lambda x: 0.5 * x + 3, lambda y: 0.5 * y + 1),  # zoom out
+    ]:
+        assert observe.gestures(moved(fx, fy), np.arange(lab.num_frames)) == (
+            "right_up", "arms_out", "left_up", "clap"
+        )  # fmt: skip
+        assert answer_of(moved(fx, fy)) == "clap"
+
+
+def test_next_options_leave_out_the_anchor():
+    lab = _gesturing(["left_up", "clap"], "left_up")
+    lab = replace(lab, meta={"gloves": {"left": "red", "right": "blue"}})
+    fact = get_fact("next")
+    rng = np.random.default_rng(0)
+    for pos in range(4):
+        opts = fact.choose_options("clap", lab, rng, answer_pos=pos)
+        assert len(opts) == 4 and opts[pos] == "clap" and "left_up" not in opts
+    assert fact.option_text("right_up", lab) == "Raises the blue hand."

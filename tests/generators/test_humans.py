@@ -46,7 +46,7 @@ def test_the_human_motions_are_registered() -> None:
             "wave_rhythm", "air_drawing", "jumps", "squats", "claps", "waves",
             "circle_count", "first_hand", "jump_compare", "walk_path", "held_lights",
             "step_count", "arm_circles", "turn_first", "walk_faster", "put_down",
-            "walk_depth"}  # fmt: skip
+            "walk_depth", "action_order"}  # fmt: skip
     assert want <= set(HUMAN)
     for name in HUMAN:
         assert MOTIONS[name].note == "simulated human"
@@ -403,3 +403,56 @@ def test_no_jumps_beside_a_jumping_companion_reads_zero_from_pixels() -> None:
     decoy = Labels.from_json(labels.to_json())
     decoy.meta["owners"] = {**decoy.meta.get("owners", {}), "feet": 1}
     assert answer_of(pixel_states_3d(frames, decoy, idx), idx) >= 2
+
+
+# action_order: what the person does right after a gesture -----------------------------------
+
+
+@pytest.mark.parametrize("key", ["clap", "arms_out"])
+def test_action_order_audit_reader_reads_the_next_gesture(key: str) -> None:
+    """The real audit reader (gloves' paint centroids) on rendered frames of TOMATO's samples
+    reads the gesture sequence and the labelled answer."""
+    from tempogen.builders.audit.pixels3d import human_pixel_states
+
+    scene = _scene("action_order", key, width=640, height=360)
+    labels = scene.labels()
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    measured = human_pixel_states(_render(scene, idx), labels, idx)
+    assert observe.gestures(measured, idx) == tuple(labels.meta["gestures"])
+    assert answer_key("next", answer_of(measured, idx)) == key
+
+
+def test_action_order_answer_follows_the_order_of_the_gestures() -> None:
+    """Played backwards the gestures come in reverse order: what follows the anchor is what
+    preceded it (or nothing), so a fact that ignored order would fail here."""
+    labels = _scene("action_order", "both_up", seed=3).labels()
+    seq = list(labels.meta["gestures"])
+    back = labels.with_tracks(
+        tuple(t.take(np.arange(labels.num_frames)[::-1]) for t in labels.tracks)
+    )
+    assert observe.gestures(back, np.arange(back.num_frames)) == tuple(seq[::-1])
+    k = seq.index(labels.query.kind)
+    assert answer_of(labels) == seq[k + 1] == "both_up"
+    assert answer_of(back) == (seq[k - 1] if k > 0 else None)
+
+
+def test_action_order_edits_reverse_and_mirror() -> None:
+    """Reverse re-reads the answer from the reversed states (what came just before the anchor,
+    or a refusal when nothing did); a mirror keeps it, the hands being named by their gloves."""
+    from tempogen.editing import Clip, EditError, Mirror, Reverse, Rotate
+
+    for seed in range(4):
+        labels = _scene("action_order", "clap", seed=seed).labels()
+        seq = list(labels.meta["gestures"])
+        k = seq.index(labels.query.kind)
+        clip = Clip.from_array(np.zeros((labels.num_frames, H, W, 3), np.uint8), 15.0, labels)
+        for op in (Mirror("horizontal"), Mirror("vertical"), Rotate(90)):
+            assert answer_key("next", answer_of(op(clip).labels)) == "clap"
+        if k == 0:  # reversed, the anchor comes last: nothing follows it
+            assert answer_of(Reverse()(clip).labels) is None
+        else:
+            assert answer_of(Reverse()(clip).labels) == seq[k - 1]
+    with pytest.raises(EditError, match="'next'"):
+        from tempogen.editing import Loop
+
+        Loop(2)(clip)

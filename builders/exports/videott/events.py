@@ -22,7 +22,7 @@ from tempogen.builders.exports.videott.text import (
     _times,
     open_questions,
 )
-from tempogen.facts import get_fact
+from tempogen.facts import NEXT_ANCHOR, NEXT_TEXT, gesture_words, get_fact
 
 
 def _words(ctx: _Ctx) -> tuple[str, str, str, str]:
@@ -316,6 +316,55 @@ def _faster(ctx: _Ctx) -> dict[str, Any]:
     led = f"{_cap(ctx.noun(other))} walks at a steady pace. Who walks faster?"
     wrong = f"Why does {ctx.noun(other)} walk faster than {w}?"
     wrong_answer = f"It does not; {w} walks faster."
+    return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
+
+
+def _next(ctx: _Ctx) -> dict[str, Any]:
+    """What a person does right after a named gesture: each gesture and when it starts, then
+    the one that follows the anchor."""
+    lab = ctx.labels
+    per_frame = observe.gesture_frames(lab, np.arange(ctx.n))
+    runs: list[tuple[str, float]] = []
+    for i, g in enumerate(per_frame):
+        if g is not None and (not runs or runs[-1][0] != g):
+            runs.append((g, i / lab.fps))
+    seq = [g for g, _ in runs]
+    anchor = ctx.kind
+    if (
+        anchor not in seq
+        or seq.index(anchor) + 1 >= len(seq)
+        or seq[seq.index(anchor) + 1] != ctx.key
+    ):
+        raise ValueError(
+            f"row {ctx.id!r}: gestures {seq} after {anchor!r} disagree with {ctx.key!r}"
+        )
+
+    def does(g: str) -> str:  # "raises the red hand"
+        text = gesture_words(NEXT_TEXT[g], lab).rstrip(".")
+        return text[:1].lower() + text[1:]
+
+    def doing(g: str) -> str:  # "raising the red hand"
+        return gesture_words(NEXT_ANCHOR[g], lab)
+
+    s = ctx.subj
+    told = [f"{does(g)} at {_s(t)}" for g, t in runs]
+    rationale = (
+        f"{_cap(s)} {_join(told)}, resting the hands between: right after "
+        f"{doing(anchor)}, {s} {does(ctx.key)}."
+    )
+    primary = f"What does {s} do right after {doing(anchor)}?"
+    rephrased = f"Once {s} has finished {doing(anchor)}, what is the next thing they do?"
+    answer = _cap(does(ctx.key)) + "."
+    accepted = [does(ctx.key), doing(ctx.key)]
+    led = (
+        f"{_cap(s)} makes {len(seq)} different gestures one after another. What do they do "
+        f"right after {doing(anchor)}?"
+    )
+    other = next(g for g in observe.GESTURES if g not in (anchor, ctx.key))
+    verb, rest = (does(other) + " ").split(" ", 1)
+    base = (verb[:-1] + " " + rest).strip()  # "raise the red hand", "clap"
+    wrong = f"Why does {s} {base} right after {doing(anchor)}?"
+    wrong_answer = f"It does not; right after {doing(anchor)}, {s} {does(ctx.key)}."
     return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 

@@ -16,6 +16,7 @@ from tempogen.builders.exports.videott.events import (
     _faster,
     _frequency,
     _more,
+    _next,
     _order,
     _trajectory,
 )
@@ -58,6 +59,7 @@ WRITERS = {
     "more": _more,
     "faster": _faster,
     "approach": _approach,
+    "next": _next,
 }
 
 
