@@ -253,8 +253,9 @@ def test_resume_after_kill(clean, small_config, tmp_path):
 # (c) balance of the default plan -------------------------------------------------------------
 
 
-def test_default_plan_is_balanced():
-    cfg = load_config(REPO / "configs" / "default.yaml")
+@pytest.mark.parametrize("config", ["default.yaml", "tomato-scale.yaml"])
+def test_plan_is_balanced(config):
+    cfg = load_config(REPO / "configs" / config)
     specs = plan(cfg)
     by_task: dict[str, list] = {}
     for s in specs:
