@@ -174,11 +174,12 @@ def _audit_verify(args: argparse.Namespace) -> int:
 
 
 def _audit_validity(args: argparse.Namespace) -> int:
-    from tempogen.builders.audit.validity import format_report, validity_report
+    from tempogen.builders.audit.validity import dataset_seed, format_report, validity_report
     from tempogen.io import write_json
     from tempogen.manifest import read_manifest
 
-    report = validity_report(read_manifest(args.manifest), seed=args.seed)
+    seed = dataset_seed(args.manifest) if args.seed is None else args.seed
+    report = validity_report(read_manifest(args.manifest), seed=seed)
     print(format_report(report))
     if args.out:
         write_json(args.out, {k: v for k, v in report.items() if k != "rows"})
@@ -399,7 +400,10 @@ def build_parser() -> argparse.ArgumentParser:
     v.set_defaults(func=_audit_verify)
     va = asub.add_parser("validity", help="certificates and kappa / tau / rho of an ideal observer")
     va.add_argument("--manifest", required=True, help="manifest (JSONL) to audit")
-    va.add_argument("--seed", type=int, default=0, help="seed of the shuffled and random settings")
+    va.add_argument(
+        "--seed", type=int, default=None,
+        help="seed of the shuffled and random settings (default: the build's, from config.json)",
+    )  # fmt: skip
     va.add_argument("--out", default=None, help="also write the figures as JSON here")
     va.set_defaults(func=_audit_validity)
     sc = asub.add_parser(

@@ -10,8 +10,11 @@ questions themselves allow; no video is decoded, so the audit of a dataset takes
 
 from __future__ import annotations
 
+import json
+import os
 import zlib
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -315,6 +318,16 @@ def audit_row(row: dict[str, Any], seed: int = 0) -> dict[str, Any] | None:
         "accuracy": acc,
         "problems": _problems(cert),
     }
+
+
+def dataset_seed(manifest: str | os.PathLike[str]) -> int:
+    """The seed a build audited its dataset with (its ``config.json``), else 0: so that
+    ``tempogen audit validity`` on a built dataset gives the figures of its report."""
+    config = Path(manifest).parent / "config.json"
+    try:
+        return int(json.loads(config.read_text(encoding="utf-8")).get("seed", 0))
+    except (OSError, ValueError, AttributeError):
+        return 0
 
 
 def validity_report(rows: list[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
