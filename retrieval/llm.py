@@ -306,7 +306,7 @@ class LLMResult:
     log: list[str] = field(default_factory=list)
 
 
-Messages = list[dict[str, str]]
+Messages = list[dict[str, Any]]  # a message's content: text, or parts (text and images)
 
 
 def cache_key(base_url: str | None, model: str, messages: Messages) -> str:
@@ -367,7 +367,8 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def _client(config: LLMConfig) -> Any:
+def chat_client(config: LLMConfig) -> Any:
+    """An OpenAI client for ``config``'s endpoint, its own retries off (:func:`ask_chat` retries)."""
     try:
         import openai
     except ImportError as exc:  # pragma: no cover - openai is a dependency
@@ -379,7 +380,7 @@ def _client(config: LLMConfig) -> Any:
     )
 
 
-def _ask(
+def ask_chat(
     client: Any,
     config: LLMConfig,
     messages: Messages,
@@ -456,9 +457,9 @@ def generate_llm_pairs(
             except (OSError, ValueError, KeyError, TypeError):
                 text = None  # a damaged entry is asked again and rewritten
         if text is None:
-            client = client or _client(config)
+            client = client or chat_client(config)
             try:
-                text = _ask(client, config, messages, sleep, result)
+                text = ask_chat(client, config, messages, sleep, result)
             except LLMError as exc:
                 result.error = str(exc)
                 break

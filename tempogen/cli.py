@@ -203,6 +203,12 @@ def _eval(args: argparse.Namespace) -> int:
 
     from tempogen.builders.eval import scoring
 
+    if args.benchmark == "run":
+        return _eval_run(args)
+    if not args.predictions:
+        from tempogen.errors import ConfigurationError
+
+        raise ConfigurationError(f"eval {args.benchmark}: --predictions is required")
     dataset = Path(args.dataset)
     sub = {"videott": "videott.json", "vinoground": "vinoground.csv"}.get(args.benchmark)
     if sub and not (dataset / sub).exists() and (dataset / args.benchmark / sub).exists():
@@ -218,6 +224,27 @@ def _eval(args: argparse.Namespace) -> int:
     if args.out:
         scoring.write_scores(args.out, scores)
         print(f"scores written to {args.out}")
+    return 0
+
+
+def _eval_run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from tempogen.builders.eval import scoring
+    from tempogen.builders.eval.runner import run_model
+    from tempogen.retrieval.llm import resolve_config
+
+    config = resolve_config(args.endpoint, args.api_key, args.model, max_attempts=args.attempts)
+    out = Path(args.out or Path(args.dataset) / "predictions.jsonl")
+    settings = [s.strip() for s in args.settings.split(",") if s.strip()]
+    result = run_model(args.dataset, config, out, settings, cache_dir=args.cache,
+                       limit=args.limit, progress=not args.quiet)  # fmt: skip
+    for line in result.log:
+        print(line)
+    print(f"{config.endpoint}: asked {result.asked}, from cache {result.cache_hits}, "
+          f"{result.requests} requests; predictions: {out}")  # fmt: skip
+    scores = scoring.score_tomato(args.dataset, out)
+    print(scoring.format_scores(scores))
     return 0
 
 
@@ -428,13 +455,29 @@ def build_parser() -> argparse.ArgumentParser:
     )
     _plugins_option(vd)
     vd.set_defaults(func=_validate)
-    ev = sub.add_parser("eval", help="score model predictions against a dataset")
-    ev.add_argument("benchmark", choices=["tomato", "vinoground", "videott"])
+    ev = sub.add_parser(
+        "eval", help="score model predictions against a dataset, or run a model (eval run)"
+    )
+    ev.add_argument("benchmark", choices=["tomato", "vinoground", "videott", "run"])
     ev.add_argument(
         "--dataset", required=True, help="dataset folder (ours, or the benchmark's layout)"
     )
-    ev.add_argument("--predictions", required=True, help="predictions JSONL, or a results folder")
-    ev.add_argument("--out", default=None, help="write the scores as JSON here")
+    ev.add_argument("--predictions", default=None, help="predictions JSONL, or a results folder")
+    ev.add_argument(
+        "--out", default=None,
+        help="write the scores as JSON here (eval run: the predictions JSONL)",
+    )  # fmt: skip
+    ev.add_argument("--endpoint", default=None, help="eval run: OpenAI-compatible base URL")
+    ev.add_argument("--model", default=None, help="eval run: model name")
+    ev.add_argument("--api-key", default=None, help="eval run: key (default: TEMPOGEN_LLM_API_KEY)")
+    ev.add_argument(
+        "--settings", default="uniform16,shuffled16,random1",
+        help="eval run: uniform16, shuffled16, random1, handpicked1 (comma-separated)",
+    )  # fmt: skip
+    ev.add_argument("--cache", default=None, help="eval run: reply cache folder")
+    ev.add_argument("--limit", type=int, default=None, help="eval run: first N questions only")
+    ev.add_argument("--attempts", type=int, default=5, help="eval run: tries per request")
+    ev.add_argument("-q", "--quiet", action="store_true", help="eval run: no progress bar")
     ev.set_defaults(func=_eval)
     cap = sub.add_parser("captions", help="temporal-counterfactual caption pairs")
     csub = cap.add_subparsers(dest="captions", required=True)

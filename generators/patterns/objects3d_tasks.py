@@ -14,7 +14,7 @@ import math
 import numpy as np
 import trimesh
 
-from tempogen.generators.motion import Look, Motion, Scene, register_motion
+from tempogen.generators.motion import SAMPLES, Look, Motion, Scene, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.direction import _PAIRS, _SINGLE, slide_path
 from tempogen.generators.patterns.objects3d import (
@@ -491,8 +491,12 @@ class MoonLaps3D(Motion):
     note = NOTE
 
     def animate(self, scene: Scene, answer: int) -> None:
+        # the angle is linear in sample position, so every sampled step turns the same
+        # 360 N / 15 degrees even where a short clip's samples are 2 and 3 frames apart
+        at = np.interp(scene.frames, scene.samples, np.arange(SAMPLES, dtype=np.float64))
+
         def phase(rng: np.random.Generator) -> np.ndarray:
             sense = rng.choice([-1.0, 1.0])
-            return rng.uniform(0, 360) + sense * 360.0 * answer * scene.frames / (scene.n - 1)
+            return rng.uniform(0, 360) + sense * 360.0 * answer * at / (SAMPLES - 1)
 
         orbit_clip(scene, phase, kind="loop")

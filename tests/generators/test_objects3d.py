@@ -454,3 +454,13 @@ def test_rotor_spins_face_on_and_its_trend_is_physical(key: str) -> None:
     assert _physical_trend(np.degrees(turn) * scene.fps) == key
     assert answer_key("speed", answer_of(scene.labels())) == key
     assert abs(axis[0] @ view) / np.linalg.norm(view) > 0.999
+
+
+@pytest.mark.parametrize("frames", [32, 33, 41])
+def test_three_moon_laps_certify_in_a_short_clip(frames: int) -> None:
+    """Samples 2 and 3 frames apart: the laps advance per sample, so no step passes 90 deg."""
+    m = MOTIONS["moon_laps3d"]
+    for seed in range(3):
+        scene = make_scene(m, "3", np.random.default_rng(seed), width=192, height=108,
+                           fps=10.0, num_frames=frames, style=Style())  # fmt: skip
+        assert certify(scene.labels()).max_turn <= 90.0
