@@ -7,9 +7,10 @@ Reason codes (a pair is ``ok`` when it has none):
 - ``word-multiset``: the captions are not made of the same words (case- and
   punctuation-insensitive, counting repeats); the message names the differing words.
   The temporal check is skipped for such a pair: its message would only repeat this one.
-- ``not-temporal``: the difference is not the order of the same events. The rule: each
-  caption must split into events around a temporal connective, then read in time order,
-  and the two captions' events must be the same events in a different order.
+- ``not-temporal``: the difference is not an order in time. The rule: each caption must
+  split into events around a temporal connective, then read in time order, and the two
+  captions' events must be the same events in a different order, or the same words traded
+  between events (a role, subject or object swap across time, ``details["swap"]``).
 
   Connectives: "then", "and then", "followed by", "before", "and later" (A first);
   "after" (B first: "A after B"); leading "first A, then B", "before A, B", "after A, B";
@@ -22,10 +23,13 @@ Reason codes (a pair is ``ok`` when it has none):
   of "to be", one's words are a subsequence of the other's: "he waves at her" matches
   "a man waves at a woman". So a subject moved between the events ("a man eats then
   watches tv" / "a man watches tv then eats") or a back-reference ("... before he dips it
-  into the ink") is fine, while a swap of who does what, visible in any single frame,
-  fails: "a man is waving at a woman" / "a woman is waving at a man" has no connective,
-  and "the old man is working hard before the young man is playing" / "the young man is
-  working hard before the old man is playing" splits into different events.
+  into the ink") is fine, while a swap of who does what within one instant fails: "a man
+  is waving at a woman" / "a woman is waving at a man" has no connective, and "the red ball
+  hits the blue ball then stops" / "the blue ball hits the red ball then stops" keeps each
+  event's words. A swap across time passes (Vinoground's own "an old man is working before
+  a young man is playing" / "a young man is working before an old man is playing"): each
+  changed event gives words away and takes others in; one word moved one way ("eats
+  quickly then watches tv" / "eats then quickly watches tv") is not a trade.
 
   Limits: connectives are found by words, not by parsing, so "stands before a mirror" or
   "runs after the ball" are read as temporal and may fail a good pair; chains of more than
@@ -41,8 +45,9 @@ Reason codes (a pair is ``ok`` when it has none):
   :data:`EMBEDDING_THRESHOLD` (0.88). ``near_dup="jaccard"``: the Jaccard index of the pairs'
   word multisets >= :data:`NEAR_DUPLICATE_THRESHOLD` (0.8), fast and model-free, but it only
   finds rewordings that keep the words. ``near_dup="off"``: skip. Any ``neighbors`` callable
-  can replace both. The later pair of a collision is flagged; the earlier one stays ok and
-  lists its copies.
+  can replace both. Only pairs that pass every other check are searched, so a good pair is
+  never flagged for resembling a rejected one. The later pair of a collision is flagged; the
+  earlier one stays ok and lists its copies.
 
   How 0.88 was chosen: on 32 labelled rewordings of a pair (synonyms, another connective,
   "A then B" vs "B after A", added adverbs; ``tests/retrieval/test_near_duplicates.py``) and 32
@@ -52,8 +57,8 @@ Reason codes (a pair is ``ok`` when it has none):
   best trade with at most 10% false alarms (0.80 would catch 91% but flag 22%). Jaccard >= 0.8
   catches 3% of the rewordings there (only the swapped copy). all-MiniLM-L6-v2 hardly
   tells in from out or left from right ("the camera zooms in then pans left" / "... pans right":
-  0.97), so pairs that differ only in a direction word can be flagged: read the similarity
-  and the pair named in the message.
+  0.97), so in this mode two pairs where one names a direction and the other its opposite
+  (left/right, in/out, up/down, ...: :func:`opposite_directions`) are never near-duplicates.
 
 Each verdict also suggests a major and minor category from keyword rules (see
 :func:`suggest_categories`).
@@ -78,6 +83,7 @@ from tempogen.retrieval.near_duplicates import (
     embedding_neighbors,
     jaccard,
     jaccard_neighbors,
+    opposite_directions,
     pair_items,
     pair_vectors,
 )
@@ -195,7 +201,8 @@ def audit_pairs(
 ) -> list[Verdict]:
     """Audit every pair, then flag repeats of an earlier pair: ``duplicate`` (the same
     captions) and ``near-duplicate`` (similarity >= ``threshold`` by ``near_dup``: see the
-    module docstring; ``neighbors`` replaces the built-in search).
+    module docstring; ``neighbors`` replaces the built-in search). Only the pairs that pass
+    every other check are searched, in file order.
 
     ``encoder`` (default: the shared default-model Encoder) and ``cache_dir`` (embedding
     cache) serve the embedding mode. ``details["duplicate_of"]`` / ``["near_duplicate_of"]``
@@ -225,23 +232,34 @@ def audit_pairs(
             + (", pos and neg swapped" if swapped else "")
         )
         v.ok = False
+    # only pairs that pass so far are searched: a copy is reported once, as such, and a good
+    # pair is never held against a rejected one
+    kept = [j for j, v in enumerate(verdicts) if v.ok]
+    searched = [items[j] for j in kept]
     if neighbors is not None:
-        found = neighbors(items, threshold if threshold is not None else NEAR_DUPLICATE_THRESHOLD)
+        t = NEAR_DUPLICATE_THRESHOLD if threshold is None else threshold
+        found = neighbors(searched, t)
         method = getattr(neighbors, "__name__", "custom")
     elif near_dup == "embedding":
         t = EMBEDDING_THRESHOLD if threshold is None else threshold
-        found = embedding_neighbors(items, t, encoder=encoder, cache_dir=cache_dir)
+        found = [
+            (a, b, score)
+            for a, b, score in embedding_neighbors(
+                searched, t, encoder=encoder, cache_dir=cache_dir
+            )
+            if not opposite_directions(searched[a], searched[b])
+        ]
         method = "embedding"
     elif near_dup == "jaccard":
         t = NEAR_DUPLICATE_THRESHOLD if threshold is None else threshold
-        found = jaccard_neighbors(items, t)
+        found = jaccard_neighbors(searched, t)
         method = "jaccard"
     else:
         found, method = [], "off"
     later: dict[int, list[tuple[int, float]]] = {}
-    for i, j, score in found:
-        i, j = min(i, j), max(i, j)
-        if i == j or j in dup_of or i in dup_of:  # a copy is reported as such, once
+    for a, b, score in found:
+        i, j = kept[min(a, b)], kept[max(a, b)]
+        if i == j:
             continue
         later.setdefault(j, []).append((i, score))
         verdicts[i].details.setdefault("near_duplicates", []).append(j)

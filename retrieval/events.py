@@ -8,11 +8,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    pass
-
+from typing import Any
 
 _WORD = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?|,")
@@ -230,11 +226,37 @@ def temporal_problem(pos: str, neg: str) -> tuple[str | None, dict[str, Any]]:
         if k == 2 and same_event(p.events[0], p.events[1]):
             return f"the two events of pos are the same ({p.show()})", details
         return None, details
+    swap = swap_across_time(p.events, n.events)
+    if swap is not None:
+        details["swap"] = swap
+        return None, details
     return (
         f"pos and neg split around '{p.connective}' into different events"
         f" (pos {p.show()}; neg {n.show()}): the difference is who or what is in each"
         " event, visible in a single frame, not the order of the same events",
         details,
+    )
+
+
+def swap_across_time(pos: Sequence[Sequence[str]], neg: Sequence[Sequence[str]]) -> str | None:
+    """Words traded between events ("old man works before young man plays" / "young man works
+    before old man plays"), as "event 1: old -> young; event 2: young -> old"; None unless the
+    difference is such a trade.
+
+    The events hold the same content words in all, and every event that changed both gives
+    words away and takes others in: who or what is in each event differs across time. A swap
+    inside one event (same words per event) or one word moved one way is not a trade."""
+    a, b = [Counter(_content(e)) for e in pos], [Counter(_content(e)) for e in neg]
+    if sum(a, Counter()) != sum(b, Counter()) or a == b:
+        return None
+    gone = [x - y for x, y in zip(a, b)]
+    came = [y - x for x, y in zip(a, b)]
+    if any(bool(g) != bool(c) for g, c in zip(gone, came)):
+        return None
+    return "; ".join(
+        f"event {i + 1}: {' '.join(sorted(g.elements()))} -> {' '.join(sorted(c.elements()))}"
+        for i, (g, c) in enumerate(zip(gone, came))
+        if g
     )
 
 

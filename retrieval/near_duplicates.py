@@ -72,6 +72,31 @@ def embedding_neighbors(
     return out
 
 
+_OPPOSITES: tuple[tuple[str, str], ...] = (
+    ("left", "right"),
+    ("up", "down"),
+    ("in", "out"),
+    ("on", "off"),
+    ("forward", "backward"),
+    ("forwards", "backwards"),
+    ("toward", "away"),
+    ("clockwise", "counterclockwise"),
+    ("upward", "downward"),
+    ("above", "below"),
+    ("into", "out"),
+)
+
+
+def opposite_directions(a: CaptionPair, b: CaptionPair) -> bool:
+    """Whether one pair names a direction where the other names its opposite ("pans left" /
+    "pans right"): sentence embeddings hardly tell these apart, so they are other pairs."""
+    wa, wb = set(pair_items(a)), set(pair_items(b))
+    return any(
+        len(sa := wa & {x, y}) == 1 and len(sb := wb & {x, y}) == 1 and sa != sb
+        for x, y in _OPPOSITES
+    )
+
+
 def pair_items(pair: CaptionPair) -> Counter[str]:
     """The pair's word multiset (pos and neg together): what near-duplicates compare."""
     return Counter(words(pair.pos)) + Counter(words(pair.neg))

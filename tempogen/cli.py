@@ -198,6 +198,26 @@ def _audit_shortcuts(args: argparse.Namespace) -> int:
     return 0 if report["passed"] else 1
 
 
+def _audit_captions_eval(args: argparse.Namespace) -> int:
+    from tempogen.retrieval.audit_eval import (
+        LABELLED_PAIRS,
+        evaluate_audit,
+        format_evaluation,
+        load_labelled,
+    )
+
+    encoder = cache = None
+    if args.near_dup == "embedding":
+        from tempogen.retrieval.embed import Encoder, default_cache_dir
+
+        encoder = Encoder(args.model)
+        cache = args.cache_dir or default_cache_dir() / "embeddings"
+    rows = load_labelled(args.labelled or LABELLED_PAIRS)
+    ev = evaluate_audit(rows, near_dup=args.near_dup, encoder=encoder, cache_dir=cache)
+    print(format_evaluation(ev), end="")
+    return 0
+
+
 def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
@@ -444,6 +464,21 @@ def build_parser() -> argparse.ArgumentParser:
     sc.add_argument("--model", default=None, help="sentence-transformers model (default: ours)")
     sc.add_argument("--out", default=None, help="also write the report as JSON here")
     sc.set_defaults(func=_audit_shortcuts)
+    ce = asub.add_parser(
+        "captions-eval", help="precision and recall of the caption audit on labelled pairs"
+    )
+    ce.add_argument(
+        "--labelled", default=None, help="labelled pairs JSONL (default: the shipped set)"
+    )
+    ce.add_argument(
+        "--near-dup", default="embedding", choices=["embedding", "jaccard", "off"],
+        help="near-duplicate search of the audit (default %(default)s)",
+    )  # fmt: skip
+    ce.add_argument("--model", default=None, help="sentence-transformers model name or local path")
+    ce.add_argument(
+        "--cache-dir", default=None, help="embedding cache (default: ~/.cache/tempogen/embeddings)"
+    )
+    ce.set_defaults(func=_audit_captions_eval)
     vd = sub.add_parser(
         "validate",
         help="check a manifest, an export or a dataset folder; problems name file, line, field",
