@@ -143,7 +143,8 @@ def retrieve(
     matched, video_id, youtube_id, start, end, caption}, best first. A candidate scoring below
     ``no_match_threshold`` (cosine; see :mod:`tempogen.retrieval.threshold`) is not a match,
     and a side whose best candidate is none has no match in the corpus. A pair whose two
-    captions retrieve the same clips (the same top-k video ids) is not discriminating.
+    captions match the same clips (the same video ids among the matched candidates; none on
+    either side counts as the same) is not discriminating.
     """
     if len(corpus) == 0:
         raise ValueError(f"corpus {corpus.source or '(unnamed)'} is empty")
@@ -187,17 +188,22 @@ def retrieve(
                 "neg_candidates": neg_c,
                 "pos_no_match": not any(c["matched"] for c in pos_c),
                 "neg_no_match": not any(c["matched"] for c in neg_c),
-                "discriminating": {c["video_id"] for c in pos_c} != {c["video_id"] for c in neg_c},
+                "discriminating": _matched_ids(pos_c) != _matched_ids(neg_c),
                 "no_match_threshold": no_match_threshold,
             }
         )
     return rows
 
 
+def _matched_ids(candidates: list[dict[str, Any]]) -> set[str]:
+    """The video ids of the candidates at or above the no-match threshold."""
+    return {c["video_id"] for c in candidates if c["matched"]}
+
+
 def retrieval_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """Counts over :func:`retrieve` rows: pairs, pairs with no match on either side (both
     captions below the threshold), on one side only, and pairs whose two captions retrieve the
-    same clips (not discriminating), with the threshold used."""
+    same clips or none (not discriminating), with the threshold used."""
     both = sum(r["pos_no_match"] and r["neg_no_match"] for r in rows)
     return {
         "pairs": len(rows),
@@ -215,7 +221,7 @@ def summary_line(summary: dict[str, Any]) -> str:
         f"{summary['pairs_no_match']}/{summary['pairs']} pairs have no match on either side, "
         f"{summary['pairs_one_side_no_match']} on one side; "
         f"{summary['pairs_not_discriminating']} not discriminating (both captions retrieve "
-        "the same clips)"
+        "the same clips, or none)"
     )
 
 

@@ -161,7 +161,7 @@ def _write_page(
     for p, v, r in zip(pairs, verdicts, rows):
         verdict = "ok" if v.ok else "; ".join(escape(m) for m in v.messages)
         flags = [f"{side}: no match" for side in ("pos", "neg") if r[f"{side}_no_match"]]
-        flags += [] if r["discriminating"] else ["not discriminating (same clips for both)"]
+        flags += [] if r["discriminating"] else ["not discriminating (both match the same clips)"]
         verdict += "".join(f"; {f}" for f in flags)
         minor = f" / {', '.join(p.minor)}" if p.minor else ""
         blocks.append(

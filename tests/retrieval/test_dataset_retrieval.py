@@ -80,7 +80,9 @@ def test_build_dataset_writes_audited_pairs_and_candidates_among_its_clips(tmp_p
                 assert (out / clip["video"]).is_file()
                 assert c["youtube_id"] is None and c["caption"].strip()
                 assert c["matched"] == (c["score"] >= NO_MATCH_THRESHOLD)
-            assert row[side.replace("candidates", "no_match")] == (not any(c["matched"] for c in got))
+            assert row[side.replace("candidates", "no_match")] == (
+                not any(c["matched"] for c in got)
+            )
     page = (folder / "index.html").read_text()
     assert page.count("<section>") == 5 and "../sheets/" in page
     assert f"no-match threshold {NO_MATCH_THRESHOLD:.3f}" in page
@@ -128,7 +130,10 @@ def test_retrieval_stage_can_be_switched_off(tmp_path: Path):
         ({"pairs": 501}, "retrieval.pairs: must be <= 500"),
         ({"top_k": 0}, "retrieval.top_k: must be >= 1"),
         ({"top_k": 2.5}, "retrieval.top_k: expected int"),
-        ({"topk": 3}, "retrieval.topk: unknown field; known fields: pairs, top_k, no_match_threshold"),
+        (
+            {"topk": 3},
+            "retrieval.topk: unknown field; known fields: pairs, top_k, no_match_threshold",
+        ),
         ({"no_match_threshold": 1.5}, "retrieval.no_match_threshold: must be <= 1"),
         ({"no_match_threshold": "x"}, "retrieval.no_match_threshold: expected float"),
         ([3], "retrieval: expected a mapping"),

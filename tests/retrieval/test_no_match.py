@@ -1,5 +1,5 @@
 """The calibrated "no match" threshold: retrieval marks captions nothing in the corpus tells,
-flags pairs whose two captions retrieve the same clips, and the calibration reproduces."""
+flags pairs whose two captions match the same clips, and the calibration reproduces."""
 
 from __future__ import annotations
 
