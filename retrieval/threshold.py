@@ -1,12 +1,12 @@
 """The "no match" threshold: a top-1 cosine below it means nothing in the corpus tells the same
 event, and how it is calibrated from the shipped model and captions (no network).
 
-Calibration (:func:`calibrate`) builds a corpus from half of the event groups of two caption
-sources, tempogen's own clips (library captions of each pattern and answer) and the offline
-temporal caption templates, then scores held-out queries by their best cosine in the corpus:
-queries that have a true match (the same pattern and answer drawn with other colours and
-nouns, or the same two events told with another subject and connective) against queries of
-the held-out groups, whose events the corpus does not have. The threshold is the cut that
+Calibration (:func:`calibrate`) builds a corpus from half of the event types of two caption
+sources, tempogen's own clips (library captions of every pattern and answer; event type: the
+fact) and the offline temporal caption templates (event types: the two events), then scores
+queries by their best cosine in the corpus: queries that have a true match (the same pattern
+and answer drawn with other colours and nouns, or the same two events told with another
+subject and connective) against queries made only of left-out event types. The threshold is the cut that
 maximises balanced accuracy (Youden's J) on one half of the query groups; precision and recall
 are reported on the other half.
 """
@@ -194,14 +194,14 @@ def calibrate(
     cut = _best_cut(scores[fit], match[fit])
     s, m = scores[test], match[test]
     above = s >= cut
+    hits, rejections = int((above & m).sum()), int((~above & ~m).sum())
+    recall = hits / max(1, int(m.sum()))
     return Calibration(
         threshold=round(cut, 3),
         auc=roc_auc(s, m),
-        precision=float((above & m).sum() / max(1, above.sum())),
-        recall=float((above & m).sum() / max(1, m.sum())),
-        accuracy=float(
-            ((above & m).sum() / max(1, m.sum()) + (~above & ~m).sum() / max(1, (~m).sum())) / 2
-        ),
+        precision=hits / max(1, int(above.sum())),
+        recall=recall,
+        accuracy=(recall + rejections / max(1, int((~m).sum()))) / 2,
         n_corpus=len(corpus),
         n_match=int(m.sum()),
         n_no_match=int((~m).sum()),
