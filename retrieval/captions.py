@@ -256,6 +256,12 @@ def _candidates() -> dict[str, list[CaptionPair]]:
     return b
 
 
+def offline_candidates() -> list[CaptionPair]:
+    """Every pair the offline templates can give, unsampled (the no-match calibration's data)."""
+    buckets = _candidates()
+    return [pair for key in sorted(buckets) for pair in buckets[key]]
+
+
 def _event_key(pair: CaptionPair) -> tuple[Any, ...]:
     """Template, subject and the set of events: equal keys are one pair worded twice."""
     prov = pair.provenance

@@ -20,6 +20,7 @@ import numpy as np
 
 from tempogen.errors import InputFileError
 from tempogen.io import dumps, write_jsonl, write_text
+from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
 
 if TYPE_CHECKING:
     from tempogen.retrieval.corpus import Corpus
@@ -34,7 +35,9 @@ __all__ = [
     "record_review",
     "retrieve",
     "review_history",
+    "retrieval_summary",
     "search",
+    "summary_line",
     "write_candidates",
 ]
 
@@ -131,11 +134,17 @@ def retrieve(
     index: IndexKind = "flat",
     cache_dir: str | os.PathLike[str] | None = None,
     corpus_emb: np.ndarray | None = None,
+    no_match_threshold: float = NO_MATCH_THRESHOLD,
 ) -> list[dict[str, Any]]:
     """Top-``top_k`` corpus captions for each pair's positive and negative caption.
 
-    One row per pair: {pair_index, pos, neg, pos_candidates, neg_candidates}, where a candidate
-    is {rank, score, video_id, youtube_id, start, end, caption}, best first.
+    One row per pair: {pair_index, pos, neg, pos_candidates, neg_candidates, pos_no_match,
+    neg_no_match, discriminating, no_match_threshold}, where a candidate is {rank, score,
+    matched, video_id, youtube_id, start, end, caption}, best first. A candidate scoring below
+    ``no_match_threshold`` (cosine; see :mod:`tempogen.retrieval.threshold`) is not a match,
+    and a side whose best candidate is none has no match in the corpus. A pair whose two
+    captions match the same clips (the same video ids among the matched candidates; none on
+    either side counts as the same) is not discriminating.
     """
     if len(corpus) == 0:
         raise ValueError(f"corpus {corpus.source or '(unnamed)'} is empty")
@@ -158,21 +167,62 @@ def retrieve(
         for rank, (s, j) in enumerate(zip(scores[row], ids[row]), 1):
             if j < 0:
                 continue
-            cand = {"rank": rank, "score": round(float(s), 6)}
+            cand = {
+                "rank": rank,
+                "score": round(float(s), 6),
+                "matched": bool(s >= no_match_threshold),
+            }
             cand.update(corpus[int(j)].as_dict())
             out.append(cand)
         return out
 
-    return [
-        {
-            "pair_index": i,
-            "pos": pos,
-            "neg": neg,
-            "pos_candidates": candidates(2 * i),
-            "neg_candidates": candidates(2 * i + 1),
-        }
-        for i, (pos, neg) in enumerate(pairs_pos_neg)
-    ]
+    rows = []
+    for i, (pos, neg) in enumerate(pairs_pos_neg):
+        pos_c, neg_c = candidates(2 * i), candidates(2 * i + 1)
+        rows.append(
+            {
+                "pair_index": i,
+                "pos": pos,
+                "neg": neg,
+                "pos_candidates": pos_c,
+                "neg_candidates": neg_c,
+                "pos_no_match": not any(c["matched"] for c in pos_c),
+                "neg_no_match": not any(c["matched"] for c in neg_c),
+                "discriminating": _matched_ids(pos_c) != _matched_ids(neg_c),
+                "no_match_threshold": no_match_threshold,
+            }
+        )
+    return rows
+
+
+def _matched_ids(candidates: list[dict[str, Any]]) -> set[str]:
+    """The video ids of the candidates at or above the no-match threshold."""
+    return {c["video_id"] for c in candidates if c["matched"]}
+
+
+def retrieval_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """Counts over :func:`retrieve` rows: pairs, pairs with no match on either side (both
+    captions below the threshold), on one side only, and pairs whose two captions retrieve the
+    same clips or none (not discriminating), with the threshold used."""
+    both = sum(r["pos_no_match"] and r["neg_no_match"] for r in rows)
+    return {
+        "pairs": len(rows),
+        "no_match_threshold": rows[0]["no_match_threshold"] if rows else NO_MATCH_THRESHOLD,
+        "pairs_no_match": both,
+        "pairs_one_side_no_match": sum(r["pos_no_match"] != r["neg_no_match"] for r in rows),
+        "pairs_not_discriminating": sum(not r["discriminating"] for r in rows),
+    }
+
+
+def summary_line(summary: dict[str, Any]) -> str:
+    """One line for a terminal or a report: the threshold and what it flagged."""
+    return (
+        f"no-match threshold {summary['no_match_threshold']:.3f} (cosine): "
+        f"{summary['pairs_no_match']}/{summary['pairs']} pairs have no match on either side, "
+        f"{summary['pairs_one_side_no_match']} on one side; "
+        f"{summary['pairs_not_discriminating']} not discriminating (both captions retrieve "
+        "the same clips, or none)"
+    )
 
 
 def write_candidates(path: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> None:

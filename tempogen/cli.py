@@ -353,7 +353,13 @@ def _retrieve(args: argparse.Namespace) -> int:
     from tempogen.io import read_jsonl
     from tempogen.retrieval.corpus import load_corpus
     from tempogen.retrieval.embed import Encoder
-    from tempogen.retrieval.search import retrieve, write_candidates
+    from tempogen.retrieval.search import (
+        retrieval_summary,
+        retrieve,
+        summary_line,
+        write_candidates,
+    )
+    from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
 
     rows = read_jsonl(args.pairs)
     pairs = []
@@ -364,12 +370,21 @@ def _retrieve(args: argparse.Namespace) -> int:
     corpus = load_corpus(args.corpus)
     cache = Path(args.cache_dir) if args.cache_dir else Path(args.out).parent / ".emb_cache"
     out = retrieve(
-        pairs, corpus, Encoder(args.model), args.top_k, index=args.index, cache_dir=cache
+        pairs,
+        corpus,
+        Encoder(args.model),
+        args.top_k,
+        index=args.index,
+        cache_dir=cache,
+        no_match_threshold=NO_MATCH_THRESHOLD
+        if args.no_match_threshold is None
+        else args.no_match_threshold,
     )
     write_candidates(args.out, out)
     print(
         f"wrote top-{args.top_k} candidates for {len(out)} pairs from {len(corpus)} captions to {args.out}"
     )
+    print(summary_line(retrieval_summary(out)))
     return 0
 
 
@@ -579,6 +594,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="FAISS index (default exact)",
     )
     rt.add_argument("--cache-dir", default=None, help="embedding cache (default: beside --out)")
+    rt.add_argument(
+        "--no-match-threshold",
+        type=float,
+        default=None,
+        help="cosine below which a candidate is no match (default: the value calibrated for "
+        "the bundled model by scripts/calibrate_no_match.py)",
+    )
     rt.set_defaults(func=_retrieve)
     hu = sub.add_parser("human", help="simulated humans from motion files")
     husub = hu.add_subparsers(dest="human_cmd", required=True)

@@ -70,6 +70,9 @@ class RetrievalConfig:
 
     pairs: int = 8
     top_k: int = 5
+    # cosine below which a caption has no match (None: the calibrated
+    # tempogen.retrieval.threshold.NO_MATCH_THRESHOLD)
+    no_match_threshold: float | None = None
 
 
 SHORTCUTS = ("fail", "warn", "off")  # what a blind baseline above chance does to a build
@@ -302,6 +305,10 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
         rkw["pairs"] = _number(src, "retrieval.pairs", ret["pairs"], int, 0, 500)
     if "top_k" in ret:
         rkw["top_k"] = _number(src, "retrieval.top_k", ret["top_k"], int, 1, 100)
+    if ret.get("no_match_threshold") is not None:
+        rkw["no_match_threshold"] = _number(
+            src, "retrieval.no_match_threshold", ret["no_match_threshold"], float, -1, 1
+        )
     kw["retrieval"] = RetrievalConfig(**{**asdict(base.retrieval), **rkw})
     var = _section(src, "variants", data.get("variants"))
     _check_keys(src, "variants.", var, VariantsConfig)

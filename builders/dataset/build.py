@@ -170,7 +170,10 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
         links.append(
             (
                 f"caption retrieval: {retrieval['pairs']} caption pairs "
-                f"({retrieval['pairs_ok']} pass the audit), top {retrieval['top_k']} clips each",
+                f"({retrieval['pairs_ok']} pass the audit), top {retrieval['top_k']} clips each; "
+                f"{retrieval['pairs_no_match']} with no match (cosine below "
+                f"{retrieval['no_match_threshold']:.2f}), {retrieval['pairs_not_discriminating']} "
+                "not discriminating",
                 retrieval["files"]["page"],
             )
         )

@@ -30,7 +30,7 @@ RETRIEVAL_DIR = "retrieval"
 STEPS = ("pairs", "audit", "library", "search")
 RECORD = "record.json"
 # Bump when the stage writes something else for the same inputs: a rerun then redoes it.
-RETRIEVAL_VERSION = 1
+RETRIEVAL_VERSION = 2  # 2: candidates marked matched / no match, pairs discriminating
 FILES = {
     "pairs": "pairs.jsonl",
     "audit": "audit.jsonl",
@@ -55,7 +55,8 @@ def build_retrieval(
     from tempogen.retrieval.captions import offline_pairs, write_pairs
     from tempogen.retrieval.corpus import load_library
     from tempogen.retrieval.embed import shared_encoder
-    from tempogen.retrieval.search import retrieve, write_candidates
+    from tempogen.retrieval.search import retrieval_summary, retrieve, write_candidates
+    from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
     from tempogen.video import sha256_file
 
     out = Path(out_dir)
@@ -98,8 +99,15 @@ def build_retrieval(
     corpus = load_library(out)
     emb = enc.encode_corpus(corpus, cache)
     step("library")
+    threshold = NO_MATCH_THRESHOLD if cfg.no_match_threshold is None else cfg.no_match_threshold
     rows = retrieve(
-        [(p.pos, p.neg) for p in pairs], corpus, enc, cfg.top_k, cache_dir=cache, corpus_emb=emb
+        [(p.pos, p.neg) for p in pairs],
+        corpus,
+        enc,
+        cfg.top_k,
+        cache_dir=cache,
+        corpus_emb=emb,
+        no_match_threshold=threshold,
     )
     write_candidates(folder / FILES["candidates"], rows)
     step("search")
@@ -108,21 +116,30 @@ def build_retrieval(
         "pairs_ok": sum(v.ok for v in verdicts),
         "top_k": cfg.top_k,
         "corpus_captions": len(corpus),
+        **{k: v for k, v in retrieval_summary(rows).items() if k != "pairs"},
         "model": enc.model_id,
         "seconds": {**seconds, "total": round(sum(seconds.values()), 3)},
         "files": {k: f"{RETRIEVAL_DIR}/{name}" for k, name in FILES.items()},
     }
     write_json(folder / "summary.json", {k: v for k, v in summary.items() if k != "seconds"})
-    _write_page(folder / FILES["page"], out, pairs, verdicts, rows, corpus.source)
+    _write_page(folder / FILES["page"], out, pairs, verdicts, rows, corpus.source, summary)
     commit(folder / RECORD, {"spec": spec, "spec_hash": key, "summary": summary})
     return {**summary, "reused": False}
 
 
 def _write_page(
-    path: Path, out: Path, pairs: list[Any], verdicts: list[Any], rows: list[Any], source: str
+    path: Path,
+    out: Path,
+    pairs: list[Any],
+    verdicts: list[Any],
+    rows: list[Any],
+    source: str,
+    summary: dict[str, Any],
 ) -> None:
-    """A static page: every pair, its audit verdict, and its candidates linked to their clips."""
+    """A static page: every pair, its audit verdict, and its candidates linked to their clips
+    (those below the no-match threshold marked), with the threshold's counts on top."""
     from tempogen.io import read_jsonl
+    from tempogen.retrieval.search import summary_line
 
     videos = {r["id"]: r.get("video") for r in read_jsonl(out / "manifest.jsonl")}
 
@@ -135,13 +152,17 @@ def _write_page(
             lis.append(
                 f'<li><a href="../index.html#s-{escape(vid)}"><img loading="lazy" '
                 f'src="../sheets/{escape(vid)}.png" alt="{escape(vid)}"></a>'
-                f"{c['score']:.3f} {link}: {escape(c['caption'])}</li>"
+                f"{c['score']:.3f}{'' if c['matched'] else ' (no match)'} {link}: "
+                f"{escape(c['caption'])}</li>"
             )
         return f"<ol>{''.join(lis)}</ol>"
 
     blocks = []
     for p, v, r in zip(pairs, verdicts, rows):
         verdict = "ok" if v.ok else "; ".join(escape(m) for m in v.messages)
+        flags = [f"{side}: no match" for side in ("pos", "neg") if r[f"{side}_no_match"]]
+        flags += [] if r["discriminating"] else ["not discriminating (both match the same clips)"]
+        verdict += "".join(f"; {f}" for f in flags)
         minor = f" / {', '.join(p.minor)}" if p.minor else ""
         blocks.append(
             f"<section><h3>{r['pair_index']}. {escape(p.major)}{escape(minor)}</h3>"
@@ -162,7 +183,6 @@ def _write_page(
         f"<p>{len(pairs)} offline caption pairs, audited (audit.jsonl), each caption searched "
         f"among {len(videos)} clips' captions ({escape(source)}); candidates.jsonl has the "
         'same lists. <a href="../index.html">All questions</a>.</p>\n'
-        + "\n".join(blocks)
-        + "\n</body></html>\n"
+        f"<p>{escape(summary_line(summary))}.</p>\n" + "\n".join(blocks) + "\n</body></html>\n"
     )
     write_text(path, page)

@@ -13,6 +13,7 @@ import pytest
 from tempogen.builders.dataset.build import build_dataset
 from tempogen.builders.dataset.caption_retrieval import build_retrieval
 from tempogen.config import ConfigError, config_from_dict, load_config
+from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
 
 TINY = {
     "seed": 4,
@@ -64,6 +65,11 @@ def test_build_dataset_writes_audited_pairs_and_candidates_among_its_clips(tmp_p
     assert "near-duplicate" in (folder / "audit_summary.txt").read_text()
     manifest = {r["id"]: r for r in _lines(out / "manifest.jsonl")}
     assert ret["corpus_captions"] == len(manifest) == summary.clips
+    assert ret["no_match_threshold"] == NO_MATCH_THRESHOLD
+    flagged = sum(not c["discriminating"] for c in cands)
+    assert ret["pairs_not_discriminating"] == flagged
+    assert ret["pairs_no_match"] == sum(c["pos_no_match"] and c["neg_no_match"] for c in cands)
+    assert f"{ret['pairs_no_match']} with no match" in (out / "index.html").read_text()
     for row in cands:
         for side in ("pos_candidates", "neg_candidates"):
             got = row[side]
@@ -73,8 +79,13 @@ def test_build_dataset_writes_audited_pairs_and_candidates_among_its_clips(tmp_p
                 clip = manifest[c["video_id"]]  # a clip of this dataset
                 assert (out / clip["video"]).is_file()
                 assert c["youtube_id"] is None and c["caption"].strip()
+                assert c["matched"] == (c["score"] >= NO_MATCH_THRESHOLD)
+            assert row[side.replace("candidates", "no_match")] == (
+                not any(c["matched"] for c in got)
+            )
     page = (folder / "index.html").read_text()
     assert page.count("<section>") == 5 and "../sheets/" in page
+    assert f"no-match threshold {NO_MATCH_THRESHOLD:.3f}" in page
     assert 'href="retrieval/index.html"' in (out / "index.html").read_text()
 
     # a rerun of the same config reuses the stage whole: no file is rewritten
@@ -119,7 +130,12 @@ def test_retrieval_stage_can_be_switched_off(tmp_path: Path):
         ({"pairs": 501}, "retrieval.pairs: must be <= 500"),
         ({"top_k": 0}, "retrieval.top_k: must be >= 1"),
         ({"top_k": 2.5}, "retrieval.top_k: expected int"),
-        ({"topk": 3}, "retrieval.topk: unknown field; known fields: pairs, top_k"),
+        (
+            {"topk": 3},
+            "retrieval.topk: unknown field; known fields: pairs, top_k, no_match_threshold",
+        ),
+        ({"no_match_threshold": 1.5}, "retrieval.no_match_threshold: must be <= 1"),
+        ({"no_match_threshold": "x"}, "retrieval.no_match_threshold: expected float"),
         ([3], "retrieval: expected a mapping"),
     ],
 )
@@ -131,5 +147,8 @@ def test_retrieval_config_errors_name_file_and_field(section, message):
 def test_default_config_has_the_retrieval_section():
     cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / "default.yaml")
     assert (cfg.retrieval.pairs, cfg.retrieval.top_k) == (8, 5)
-    assert cfg.to_json()["retrieval"] == {"pairs": 8, "top_k": 5}
+    assert cfg.to_json()["retrieval"] == {"pairs": 8, "top_k": 5, "no_match_threshold": None}
+    assert config_from_dict({"retrieval": {"no_match_threshold": 0.5}}).retrieval == replace(
+        cfg.retrieval, no_match_threshold=0.5
+    )
     assert config_from_dict({}).retrieval == cfg.retrieval

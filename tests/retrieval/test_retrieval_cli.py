@@ -78,6 +78,23 @@ def test_retrieve_finds_a_paraphrase_in_a_jsonl_corpus(tmp_path: Path) -> None:
     row = json.loads(out.read_text())
     assert row["pos_candidates"][0]["video_id"] == "target"
     assert [c["rank"] for c in row["pos_candidates"]] == list(range(1, 21))
+    assert row["pos_candidates"][0]["matched"] and not row["pos_no_match"]
+    assert not row["discriminating"]  # the swapped caption retrieves the same clips
+    assert "no-match threshold 0.650 (cosine): 0/1 pairs have no match" in run.stdout
+    assert "1 not discriminating" in run.stdout
+    strict = _cli(
+        "retrieve",
+        "--pairs",
+        str(pairs),
+        "--corpus",
+        f"jsonl:{corpus}",
+        "--out",
+        str(out),
+        "--no-match-threshold",
+        "0.99",
+    )
+    assert "1/1 pairs have no match" in strict.stdout, strict.stderr
+    assert json.loads(out.read_text())["pos_no_match"]
     bad = _cli(
         "retrieve",
         "--pairs",
