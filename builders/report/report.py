@@ -169,7 +169,7 @@ def write_report(
     balance = {
         t: Counter(r["answer_text"] for r in by_task[t] if not r.get("source")) for t in tasks
     }
-    spread = {t: (max(c.values()) - min(c.values())) if c else 0 for t, c in balance.items()}
+    spread = {t: _pattern_spread(by_task[t]) for t in tasks}
     positions = {t: Counter(r["answer"] for r in by_task[t] if not r.get("source")) for t in tasks}
     durations = [r["num_frames"] / r["fps"] for r in rows if r.get("fps")]
     figs.append(
@@ -192,7 +192,7 @@ def write_report(
                 "generated",
                 "edited",
                 "answer classes",
-                "class spread (max-min)",
+                "answer spread within a pattern (max-min)",
                 "answer positions used",
             ],
             [
@@ -275,6 +275,16 @@ addEventListener("load", () => {{
     path = out_dir / "report.html"
     write_text(path, page)
     return path
+
+
+def _pattern_spread(rows: list[dict[str, Any]]) -> int:
+    """The largest max-min count of one pattern's answers among a task's generated rows
+    (the planner balances answers per pattern, so this is 0 or 1 on a planned build)."""
+    per: dict[str, Counter] = defaultdict(Counter)
+    for r in rows:
+        if not r.get("source"):
+            per[r["generator"]][r["answer_key"]] += 1
+    return max((max(c.values()) - min(c.values()) for c in per.values()), default=0)
 
 
 def _validity_section(validity: dict[str, Any], img: Path, figs: list[tuple[str, str]]) -> str:

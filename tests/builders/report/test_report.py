@@ -158,3 +158,13 @@ def test_eval_tomato_cli_scores_known_predictions(dataset: Path, tmp_path: Path)
         check=False,
     )
     assert bad.returncode == 2 and bad.stderr.startswith("tempogen: error:")
+
+
+def test_answer_spread_is_per_pattern() -> None:
+    from tempogen.builders.report.report import _pattern_spread
+
+    rows = [{"generator": "a", "answer_key": k} for k in "1123"]  # a: 1 twice, 2 and 3 once
+    rows += [{"generator": "b", "answer_key": "9"}] * 3  # b alone is balanced
+    rows += [{"generator": "a", "answer_key": "1", "source": "x"}] * 5  # variants do not count
+    assert _pattern_spread(rows) == 1
+    assert _pattern_spread(rows + [{"generator": "a", "answer_key": "1"}]) == 2
