@@ -173,6 +173,13 @@ def _strings(src: str, path: str, v: Any, allowed: tuple[str, ...] | None) -> tu
     return tuple(v)
 
 
+def _choice(src: str, path: str, v: Any, allowed: tuple[str, ...]) -> str:
+    """One of ``allowed``, else an error naming the field and the choices."""
+    if v not in allowed:
+        raise _fail(src, path, f"expected one of {', '.join(allowed)}, got {v!r}")
+    return v
+
+
 def _check_keys(src: str, prefix: str, data: dict[str, Any], cls: type) -> None:
     known = [f.name for f in fields(cls)]
     for k in data:
@@ -231,13 +238,7 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     if "tasks" in data:
         kw["tasks"] = _strings(src, "tasks", data["tasks"], TASKS)
     if "shortcuts" in data:
-        if data["shortcuts"] not in SHORTCUTS:
-            raise _fail(
-                src,
-                "shortcuts",
-                f"expected one of {', '.join(SHORTCUTS)}, got {data['shortcuts']!r}",
-            )
-        kw["shortcuts"] = data["shortcuts"]
+        kw["shortcuts"] = _choice(src, "shortcuts", data["shortcuts"], SHORTCUTS)
     if "plugins" in data:
         kw["plugins"] = _strings(src, "plugins", data["plugins"], None)
         import_plugins(kw["plugins"], src)
@@ -265,13 +266,7 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
         ekw["crf"] = _number(src, "encode.crf", enc["crf"], int, 0, 51)
     if "preset" in enc:
         presets = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow")
-        if enc["preset"] not in presets:
-            raise _fail(
-                src,
-                "encode.preset",
-                f"unknown preset {enc['preset']!r}; known: {', '.join(presets)}",
-            )
-        ekw["preset"] = enc["preset"]
+        ekw["preset"] = _choice(src, "encode.preset", enc["preset"], presets)
     vino = _section(src, "vinoground", data.get("vinoground"))
     _check_keys(src, "vinoground.", vino, VinogroundConfig)
     if "pairs" in vino:

@@ -293,10 +293,10 @@ class Count(Fact):
             raise ValueError(f"answer {key!r} is not a valid count option") from None
         if c < 0:
             raise ValueError(f"answer {key!r} is not a valid count option: below zero")
-        given = sorted({int(a) for a in labels.meta.get("answer_keys", ())})
+        pool = sorted(int(p) for p in self.pool(key, labels))  # every count if not the pattern's
         k = int(self.options or 6)
-        if c in given and len(given) <= k:
-            values = given
+        if len(pool) <= k:
+            values = pool
         else:
             top = COUNT_RANGE.stop - 1
             if c > top:

@@ -236,8 +236,9 @@ def ratio_gain(a: float, b: float) -> float:
     return 100.0 * (a / (b + EPS) - 1.0)
 
 
-def _row_seed(seed: int, row_id: str) -> int:
-    """A per-question seed: different rows get different random frames and orders."""
+def row_seed(seed: int, row_id: str) -> int:
+    """A per-question seed: different rows get different random frames and orders (the audit
+    and the model runner show the same frames)."""
     return zlib.crc32(f"{seed}:{row_id}".encode())
 
 
@@ -305,7 +306,7 @@ def audit_row(row: dict[str, Any], seed: int = 0) -> dict[str, Any] | None:
         cert = _certificate(keys, row.get("answer_key"), SHUFFLE_SEEDS)
         truth = cert["true_key"]
         k = len(row["options"]) if row.get("options") else _default_options(keys)
-        rs = _row_seed(seed, str(row.get("id", "")))
+        rs = row_seed(seed, str(row.get("id", "")))
         option_keys = row.get("option_keys")
         acc = {s: _accuracy(keys, truth, s, rs, k, option_keys) for s in SETTINGS}
     except (KeyError, TypeError, ValueError) as exc:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import os
-import zlib
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,9 +21,10 @@ from typing import Any
 
 import cv2
 import numpy as np
+from tqdm import tqdm
 
 from tempogen.builders.audit.sampling import SETTINGS, frames_at, setting_indices
-from tempogen.builders.audit.validity import dataset_seed
+from tempogen.builders.audit.validity import dataset_seed, row_seed
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import write_json, write_jsonl
 from tempogen.labels import Labels
@@ -69,10 +70,6 @@ def messages_for(row: dict[str, Any], frames: np.ndarray, setting: str) -> list[
     return [{"role": "user", "content": [{"type": "text", "text": text}, *images]}]
 
 
-def _question_seed(seed: int, row_id: str) -> int:
-    return zlib.crc32(f"{seed}/{row_id}".encode())
-
-
 def run_model(
     dataset: str | os.PathLike[str],
     config: LLMConfig,
@@ -87,8 +84,6 @@ def run_model(
     """Ask ``config``'s model every question of ``dataset`` (or the first ``limit``) at each of
     ``settings`` and write ``out``: one JSONL line per answer with ``task``, ``id``,
     ``setting``, ``frames`` and ``response``, the format ``tempogen eval tomato`` reads."""
-    import time
-
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
         raise InputFileError(f"unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
@@ -104,14 +99,15 @@ def run_model(
     result = RunResult(Path(out))
     stats = LLMResult(pairs=[])
     lines: list[dict[str, Any]] = []
-    from tqdm import tqdm
-
     with tqdm(total=len(rows) * len(settings), unit="question", disable=not progress) as bar:
         for row in rows:
             labels = Labels.from_json(row["labels"])
-            for setting in settings:
-                idx = setting_indices(setting, labels, _question_seed(seed, str(row["id"])))
-                frames = frames_at(root / row["video"], idx)
+            rs = row_seed(seed, str(row["id"]))  # the frames the validity audit shows
+            shown = {s: setting_indices(s, labels, rs) for s in settings}
+            wanted = sorted({int(i) for idx in shown.values() for i in idx})
+            decoded = dict(zip(wanted, frames_at(root / row["video"], wanted)))  # once a clip
+            for setting, idx in shown.items():
+                frames = np.stack([decoded[int(i)] for i in idx])
                 messages = messages_for(row, frames, setting)
                 key = cache_key(config.base_url, config.model, messages)
                 path = cache / key[:2] / f"{key}.json"

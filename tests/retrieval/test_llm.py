@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 import time
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
+from openai_server import ChatHandler, ChatServer, running
 
 from tempogen.retrieval.audit import audit_pairs
 from tempogen.retrieval.llm import (
@@ -51,116 +50,69 @@ def reply_for_round(r: int) -> str:
     return "\n".join(lines)
 
 
-class FakeOpenAI(ThreadingHTTPServer):
+class FakeOpenAI(ChatServer):
     """POST /v1/chat/completions: answers from the conversation, fails on chosen requests."""
-
-    daemon_threads = True
 
     def __init__(
         self, fail: set[int], max_rounds: int | None = None, script: dict[int, str] | None = None
     ) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
+        super().__init__(Handler)
         self.fail = fail  # 1-based request numbers answered with HTTP 500
         # request number -> misbehaviour: empty, nochoices, garbled, 429:<retry-after>, hang:<s>
         self.script = script or {}
         self.max_rounds = max_rounds  # after this round, every request fails
         self.requests: list[dict[str, Any]] = []
-        self.lock = threading.Lock()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(ChatHandler):
     server: FakeOpenAI
 
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _send(self, code: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
+    def _raw(self, code: int, data: bytes, extra: dict[str, str] | None = None) -> None:
         self.send_response(code)
+        for k, v in (extra or {}).items():
+            self.send_header(k, v)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
         self.end_headers()
         self.wfile.write(data)
 
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_json()
         with self.server.lock:
             self.server.requests.append(body)
             number = len(self.server.requests)
         if self.path != "/v1/chat/completions":
-            self._send(404, {"error": {"message": f"no route {self.path}"}})
+            self.send_json(404, {"error": {"message": f"no route {self.path}"}})
             return
         act = self.server.script.get(number, "")
         if act.startswith("hang:"):
             time.sleep(float(act[5:]))  # longer than the client waits
         elif act.startswith("429:"):
             data = b'{"error": {"message": "slow down", "type": "rate_limit"}}'
-            self.send_response(429)
-            self.send_header("Retry-After", act[4:])
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._raw(429, data, {"Retry-After": act[4:]})
             return
         elif act == "garbled":
-            data = b'{"id": "x", "choices": [{"mess'
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            self._raw(200, b'{"id": "x", "choices": [{"mess')
             return
         elif act in ("empty", "nochoices"):
             choice = {"index": 0, "message": {"role": "assistant", "content": ""}}
-            self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
-                             "model": body["model"], "choices": [] if act == "nochoices" else [choice]})  # fmt: skip
+            self.send_json(200, {"id": "x", "object": "chat.completion", "created": 0,
+                                 "model": body["model"], "choices": [] if act == "nochoices" else [choice]})  # fmt: skip
             return
         messages = body["messages"]
         rnd = sum(m["role"] == "user" for m in messages)
         cap = self.server.max_rounds
         if number in self.server.fail or (cap is not None and rnd > cap):
-            self._send(500, {"error": {"message": "boom", "type": "server_error"}})
+            self.send_json(500, {"error": {"message": "boom", "type": "server_error"}})
             return
-        self._send(
-            200,
-            {
-                "id": f"chatcmpl-{number}",
-                "object": "chat.completion",
-                "created": 0,
-                "model": body["model"],
-                "choices": [
-                    {
-                        "index": 0,
-                        "message": {"role": "assistant", "content": reply_for_round(rnd)},
-                        "finish_reason": "stop",
-                    }
-                ],
-                "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-            },
-        )
+        self.send_reply(body["model"], reply_for_round(rnd), number)
 
 
 def serve(
     fail: set[int], max_rounds: int | None = None, script: dict[int, str] | None = None
 ) -> Iterator[FakeOpenAI]:
-    server = FakeOpenAI(fail, max_rounds, script)
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    stop = threading.Timer(60, server.shutdown)  # stops by itself even if a test hangs
-    stop.daemon = True
-    stop.start()
-    try:
+    with running(FakeOpenAI(fail, max_rounds, script)) as server:
         yield server
-    finally:
-        stop.cancel()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 @pytest.fixture

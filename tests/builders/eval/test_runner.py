@@ -13,15 +13,13 @@ import json
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
 
 import cv2
 import numpy as np
 import pytest
+from openai_server import ChatHandler, ChatServer, running
 
 CONFIG = """
 seed: 3
@@ -36,44 +34,26 @@ shortcuts: "off"
 """
 
 
-class ToyModel(ThreadingHTTPServer):
+class ToyModel(ChatServer):
     """Answers chat completions from the images it decodes; the first request gets a 500."""
 
-    daemon_threads = True
-
     def __init__(self, size: tuple[int, int]) -> None:
-        super().__init__(("127.0.0.1", 0), Handler)
+        super().__init__(Handler)
         self.size = size
         self.seen: list[tuple[str, list[float]]] = []  # (prompt, each image's mean level)
         self.requests = 0
-        self.lock = threading.Lock()
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.server_address[1]}/v1"
 
 
-class Handler(BaseHTTPRequestHandler):
+class Handler(ChatHandler):
     server: ToyModel
 
-    def log_message(self, *args: Any) -> None:
-        pass
-
-    def _send(self, code: int, body: dict[str, Any]) -> None:
-        data = json.dumps(body).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        self.wfile.write(data)
-
     def do_POST(self) -> None:  # noqa: N802 - http.server's name
-        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = self.read_json()
         with self.server.lock:
             self.server.requests += 1
             first = self.server.requests == 1
         if first:
-            self._send(500, {"error": {"message": "warming up", "type": "server_error"}})
+            self.send_json(500, {"error": {"message": "warming up", "type": "server_error"}})
             return
         parts = body["messages"][0]["content"]
         text = next(p["text"] for p in parts if p["type"] == "text")
@@ -85,17 +65,15 @@ class Handler(BaseHTTPRequestHandler):
             img = cv2.imdecode(np.frombuffer(base64.b64decode(data), np.uint8), cv2.IMREAD_COLOR)
             w, h = self.server.size
             if head != "data:image/jpeg;base64" or img is None or img.shape[:2] != (h, w):
-                self._send(400, {"error": {"message": "not a frame", "type": "invalid_request"}})
+                self.send_json(
+                    400, {"error": {"message": "not a frame", "type": "invalid_request"}}
+                )
                 return
             means.append(float(img.mean()))
         letters = re.findall(r"^([A-H])\. ", text, flags=re.M)
         with self.server.lock:
             self.server.seen.append((text, means))
-        answer = letters[len(means) % len(letters)]
-        reply = {"role": "assistant", "content": f"Answer: {answer}"}
-        self._send(200, {"id": "x", "object": "chat.completion", "created": 0,
-                         "model": body["model"], "choices": [
-                             {"index": 0, "message": reply, "finish_reason": "stop"}]})  # fmt: skip
+        self.send_reply(body["model"], f"Answer: {letters[len(means) % len(letters)]}")
 
 
 @pytest.fixture(scope="module")
@@ -112,20 +90,8 @@ def dataset(tmp_path_factory) -> Path:
 
 @pytest.fixture
 def model() -> Iterator[ToyModel]:
-    server = ToyModel((192, 108))
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
-    thread.daemon = True
-    thread.start()
-    stop = threading.Timer(300, server.shutdown)  # bounded even if the test hangs
-    stop.daemon = True
-    stop.start()
-    try:
+    with running(ToyModel((192, 108)), limit_s=300) as server:
         yield server
-    finally:
-        stop.cancel()
-        server.shutdown()
-        server.server_close()
-        thread.join(timeout=5)
 
 
 def _run(dataset: Path, url: str, out: Path, cache: Path) -> subprocess.CompletedProcess:
