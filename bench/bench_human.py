@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import math
 import multiprocessing as mp
 import os
 import shutil
@@ -49,7 +50,6 @@ DEFAULT_OUT = ROOT / "bench" / "out" / "human.json"
 MOTIONS = ("jumps", "twirl", "body_turn", "turn_first", "walk_path", "walk_faster", "put_down")
 OBJECT_MOTIONS = ("cube_spin", "ball_bounce3d", "pendulum3d", "rotor3d")  # box, ball, swing, rotor
 TARGET_FPS = 30.0
-MIN_FRAMES = {"walk_faster": 90}  # a lap of the smallest circle at a walk takes 3 s (quick mode)
 
 
 def machine_info() -> dict[str, Any]:
@@ -74,7 +74,7 @@ def _clip(motion: str, frames: int, width: int, height: int, seed: int = 1) -> A
     m = REGISTRY[motion]
     key = m.keys()[0]
     rng = np.random.default_rng(seed)
-    frames = max(frames, MIN_FRAMES.get(motion, 0))
+    frames = max(frames, math.ceil(m.min_seconds * 30.0))  # quick mode asks for fewer
     return make_scene(m, key, rng, width=width, height=height, fps=30.0, num_frames=frames,
                       style=Style())  # fmt: skip
 

@@ -139,7 +139,11 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
                     width=cfg.size[0],
                     height=cfg.size[1],
                     fps=cfg.fps,
-                    num_frames=max(SAMPLES * 2, int(round(duration * cfg.fps))),
+                    num_frames=max(
+                        SAMPLES * 2,
+                        int(round(duration * cfg.fps)),
+                        math.ceil(motion.min_seconds * cfg.fps),
+                    ),
                     distractors=int(task_rng.integers(lo, hi + 1)),
                     misleading_text=bool(task_rng.random() < cfg.style.misleading_text),
                     background=str(task_rng.choice(list(cfg.style.backgrounds))),

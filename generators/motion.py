@@ -270,6 +270,8 @@ class Motion:
     # ``scene.world`` and renders in 3D (see :class:`World`).
     renderer: ClassVar[str] = "2d"
     note: ClassVar[str] = ""  # the manifest's ``note`` (e.g. "simulated human")
+    # Shortest clip the pattern can show its answer in; the planner never asks for less.
+    min_seconds: ClassVar[float] = 0.0
 
     def animate(self, scene: Scene, answer: Any) -> None:
         raise NotImplementedError
@@ -438,6 +440,11 @@ def make_scene(
     raises at once; a clip that fails only the sampling rules is drawn again.
     """
     value = motion.value_of(key)
+    if num_frames < motion.min_seconds * fps:
+        raise GenerationError(
+            f"motion {motion.name!r} needs at least {motion.min_seconds:g} s "
+            f"({math.ceil(motion.min_seconds * fps)} frames at {fps:g} fps); asked for {num_frames}"
+        )
     last: Certificate | None = None
     for _ in range(attempts):
         scene = Scene(rng, width, height, fps, num_frames, style)

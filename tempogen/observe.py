@@ -50,6 +50,7 @@ GESTURES = ("left_up", "right_up", "both_up", "clap", "arms_out")
 ABOVE_HEAD = 0.1  # a raised hand: this far above the top of the head
 CLAP_GAP = 0.6  # hands together: centres closer than this
 CLAP_SIDE = 0.6  # ... and in front of the chest: their midpoint within this of the midline
+CLAP_LOW = -1.2  # ... and no lower than this below the shoulders (a clap, not hands at rest)
 OUT_SIDE = 1.3  # an arm out to the side: the hand this far from the midline ...
 OUT_HEIGHT = 0.6  # ... and within this of shoulder height
 
@@ -546,7 +547,7 @@ def gesture_frames(labels: Labels, idx: np.ndarray) -> list[str | None]:
             g = "right_up"
         elif up_l or up_r:
             g = None
-        elif gap < CLAP_GAP and abs(al + ar) < 2 * CLAP_SIDE and min(bl, br) > -1.2:
+        elif gap < CLAP_GAP and abs(al + ar) < 2 * CLAP_SIDE and min(bl, br) > CLAP_LOW:
             g = "clap"
         elif (
             al * ar < 0 and min(abs(al), abs(ar)) > OUT_SIDE and max(abs(bl), abs(br)) < OUT_HEIGHT

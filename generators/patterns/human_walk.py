@@ -229,6 +229,7 @@ class WalkFaster(HumanMotion):
     answers = ("left", "right")
     objects = ("left", "right")
     question = "Seen from above, which of the two people walks faster?"
+    min_seconds = 3.0  # a lap of the smallest circle at a walk
 
     def animate(self, scene: Scene, answer: str) -> None:
         rigs, rng, n = start_pair(scene, self.name), scene.rng, scene.n
