@@ -39,8 +39,12 @@ def test_the_planner_never_asks_a_pattern_for_less_than_its_minimum() -> None:
     from tempogen.generators.motion import get_motion
 
     cfg = config_from_dict(
-        {"tasks": ["velocity&frequency"], "motions": ["walk_faster"], "samples_per_task": 2,
-         "scenes3d": {"duration": [1.0, 1.0]}},  # fmt: skip
+        {
+            "tasks": ["velocity&frequency"],
+            "motions": ["walk_faster"],
+            "samples_per_task": 2,
+            "scenes3d": {"duration": [1.0, 1.0]},
+        },  # fmt: skip
         "c.yaml",
     )
     need = get_motion("walk_faster").min_seconds * cfg.fps
