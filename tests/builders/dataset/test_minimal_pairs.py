@@ -88,12 +88,12 @@ def test_tiny_build_renders_both_members_and_exports_mark_the_pair(tmp_path: Pat
             verdict = verify_row(r, tmp_path)
             assert verdict is not None and verdict.ok, verdict
     export_tomato(rows, tmp_path, tmp_path / "tomato")
-    entries = {
-        k: e
+    entries = [
+        e
         for f in (tmp_path / "tomato" / "data").glob("*.json")
-        for k, e in json.loads(f.read_text()).items()
-    }
-    assert {k: e["pair"] for k, e in entries.items() if "pair" in e} == {
+        for e in json.loads(f.read_text()).values()
+    ]
+    assert {e["key"]: e["pair"] for e in entries if "pair" in e} == {
         r["id"]: r["pair"] for r in paired
     }
     export_hf(rows, tmp_path, tmp_path / "hf", link_videos=False)
