@@ -13,7 +13,7 @@ import contextlib
 import math
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ import numpy as np
 
 from tempogen import observe
 from tempogen.config import ConfigError, DatasetConfig
-from tempogen.facts import answer_of
+from tempogen.facts import FACTS, answer_of
 from tempogen.generators.motion import (
     MOTIONS,
     SAMPLES,
@@ -56,6 +56,9 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
+_UNSET_OMITTED = ("pair", "twin_key")
+
+
 @dataclass(frozen=True)
 class Spec:
     """Everything that determines one clip; its hash names the finished work."""
@@ -76,9 +79,16 @@ class Spec:
     crf: int
     preset: str
     body: str = ""  # body model of a simulated human ("" = the embedded mannequin)
+    pair: str = ""  # minimal pair: the original's id, on both members ("" = no pair)
+    twin_key: str = ""  # the other member's answer key
 
     def to_json(self) -> dict[str, Any]:
-        return {k: getattr(self, k) for k in self.__dataclass_fields__}
+        # pair fields are left out when unset, so clips in no pair keep their spec hashes
+        return {
+            k: getattr(self, k)
+            for k in self.__dataclass_fields__
+            if k not in _UNSET_OMITTED or getattr(self, k)
+        }
 
     @property
     def hash(self) -> str:
@@ -158,7 +168,86 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
             f"{cfg.source}: motions: {list(cfg.motions)} belong to none of the tasks "
             f"{list(cfg.tasks)} (with samples_per_task {cfg.samples_per_task}): nothing to build"
         )
-    return specs
+    return add_twins(cfg, specs)
+
+
+def twin_key(spec: Spec) -> str | None:
+    """The answer a spec's minimal-pair twin shows (its fact's flip among the pattern's own
+    answers), or None when the fact has no sound flip for it."""
+    motion = get_motion(spec.motion)
+    return FACTS[motion.fact].twin(spec.answer_key, motion.keys())
+
+
+TWIN_KINDS = ("human", "object3d", "2d")  # one twin of each type per task first, then 2D ones
+
+
+def add_twins(cfg: DatasetConfig, specs: list[Spec]) -> list[Spec]:
+    """``specs`` with ``cfg.minimal_pairs`` of each task's questions paired with a twin.
+
+    A twin is its original's spec (seed, length, style) with the answer flipped
+    (:meth:`Fact.twin`); both carry the pair's id and each other's key. Each task takes one
+    question of each 3D type it has, then 2D ones (3D clips cost ~20x more to render), from
+    patterns not yet paired first. A question is taken only when its twin's answer is one of
+    its pattern's least given so far, so every pattern's answers stay balanced within one.
+    """
+    if not cfg.minimal_pairs:
+        return specs
+    given: dict[str, dict[str, int]] = {}
+    for s in specs:
+        keys = given.setdefault(s.motion, dict.fromkeys(get_motion(s.motion).keys(), 0))
+        keys[s.answer_key] += 1
+    chosen: dict[str, str] = {}  # original id -> twin key
+    for t_index, task in enumerate(cfg.tasks):
+        mine = [s for s in specs if s.task == task]
+        want = math.ceil(cfg.minimal_pairs * len(mine) - 1e-9)
+        rng = np.random.default_rng([cfg.seed, 14, t_index])
+        pool = {
+            k: [mine[j] for j in rng.permutation(len(mine)) if _kind(mine[j]) == k]
+            for k in TWIN_KINDS
+        }
+        paired: set[str] = set()
+        turn = [k for k in TWIN_KINDS if pool[k]]
+        turn += ["2d"] * want if pool["2d"] else turn * want
+        for kind in turn:
+            if want <= 0:
+                break
+            pick = _pick_twin(pool[kind], given, paired)
+            if pick is None:
+                continue
+            spec, key = pick
+            pool[kind].remove(spec)
+            given[spec.motion][key] += 1
+            paired.add(spec.motion)
+            chosen[spec.id] = key
+            want -= 1
+    out: list[Spec] = []
+    for s in specs:
+        if s.id not in chosen:
+            out.append(s)
+            continue
+        key = chosen[s.id]
+        out.append(replace(s, pair=s.id, twin_key=key))
+        out.append(replace(s, id=f"{s.id}-twin", answer_key=key, pair=s.id, twin_key=s.answer_key))
+    return out
+
+
+def _kind(spec: Spec) -> str:
+    return get_motion(spec.motion).renderer
+
+
+def _pick_twin(
+    pool: list[Spec], given: dict[str, dict[str, int]], paired: set[str]
+) -> tuple[Spec, str] | None:
+    """The first spec of ``pool`` (unpaired patterns first) whose twin answer is among its
+    pattern's least given, with that answer; None if there is none."""
+    for fresh in (True, False):
+        for s in pool:
+            if (s.motion not in paired) != fresh:
+                continue
+            key = twin_key(s)
+            if key is not None and given[s.motion][key] == min(given[s.motion].values()):
+                return s, key
+    return None
 
 
 DEMONSTRATIONS = ("human", "object3d")  # TOMATO's demonstration types drawn in 3D
@@ -206,7 +295,7 @@ def spec_labels(spec: Spec) -> tuple[Labels, np.random.Generator, np.random.Gene
 def spec_scene(spec: Spec) -> tuple[Scene, np.random.Generator, np.random.Generator]:
     """The certified scene of a spec (labels, and the 3D world if it has one), plus the
     generators for its background and its options."""
-    label_ss, bg_ss, opt_ss = np.random.SeedSequence(spec.seed).spawn(3)
+    label_ss, bg_ss, opt_ss, look_ss = np.random.SeedSequence(spec.seed).spawn(4)
     style = Style(spec.distractors, spec.misleading_text, spec.background, spec.body)
     scene = make_scene(
         get_motion(spec.motion),
@@ -217,15 +306,31 @@ def spec_scene(spec: Spec) -> tuple[Scene, np.random.Generator, np.random.Genera
         fps=spec.fps,
         num_frames=spec.num_frames,
         style=style,
+        # a minimal pair's members draw their looks apart from the answer (clips in no pair
+        # keep drawing them from the one stream, as before pairs existed)
+        looks=look_ss if spec.pair else None,
+        twin_key=spec.twin_key,
     )
     return scene, np.random.default_rng(bg_ss), np.random.default_rng(opt_ss)
 
 
 def question_fields(
-    motion: Motion, labels: Labels, key: str, rng: np.random.Generator, answer_pos: int | None
+    motion: Motion,
+    labels: Labels,
+    key: str,
+    rng: np.random.Generator,
+    answer_pos: int | None,
+    pair_keys: tuple[str, str] | None = None,
+    rng_shared: np.random.Generator | None = None,
 ) -> dict[str, Any]:
-    """Question, options, answer index and text, written from the labels' answer key."""
+    """Question, options, answer index and text, written from the labels' answer key.
+
+    A minimal pair's members (``pair_keys``: the original's answer, then the twin's) show the
+    same options in the same order when they can: the original's, with the twin's answer put
+    in place of a distractor if it is missing."""
     keys = choose_options(motion.fact, key, labels, rng, answer_pos)
+    if pair_keys is not None:
+        keys = _pair_options(motion, labels, keys, key, pair_keys, rng_shared, answer_pos)
     return {
         "question": motion.question_text(labels),
         "options": [option_text(motion.fact, k, labels) for k in keys],
@@ -234,6 +339,31 @@ def question_fields(
         "answer_text": option_text(motion.fact, key, labels),
         "answer_key": key,
     }
+
+
+def _pair_options(
+    motion: Motion,
+    labels: Labels,
+    own: list[str],
+    key: str,
+    pair_keys: tuple[str, str],
+    rng: np.random.Generator | None,
+    answer_pos: int | None,
+) -> list[str]:
+    """The options both members of a pair show (see :func:`question_fields`); ``own`` when
+    the shared list does not suit this clip (an option its pattern may not offer here)."""
+    original, twin = pair_keys
+    if rng is None:
+        return own
+    shared = choose_options(motion.fact, original, labels, rng, answer_pos)
+    if twin not in shared:
+        shared[max(j for j, k in enumerate(shared) if k != original)] = twin
+    allowed = set(FACTS[motion.fact].pool(key, labels)) | {key}
+    if motion.fact == "next":  # the gesture the question names is never offered
+        allowed.discard(labels.query.kind)
+    if key not in shared or not set(shared) <= allowed or len(set(shared)) != len(shared):
+        return own
+    return shared
 
 
 def certificate_json(cert: Certificate) -> dict[str, Any]:
@@ -323,7 +453,15 @@ def _render_new(
             task=spec.task,
             generator=spec.motion,
             demonstration_type="simulated",
-            **question_fields(motion, labels, spec.answer_key, opt_rng, spec.answer_pos),
+            **question_fields(
+                motion,
+                labels,
+                spec.answer_key,
+                opt_rng,
+                spec.answer_pos,
+                pair_keys=_pair_keys(spec),
+                rng_shared=_opt_rng(spec),
+            ),  # fmt: skip
             labels=labels_json(labels),
             # TOMATO's flags only; the labels' meta also counts distractors and misleading text
             variation={k: int(labels.meta.get("variation", {}).get(k, 0)) for k in VARIATION_KEYS},
@@ -339,9 +477,24 @@ def _render_new(
             height=spec.height,
             note=motion.note,
             certificate=certificate_json(cert),
+            pair=spec.pair or None,
         ).to_json()
         commit(record_path, row, staged=[video_path])
     return row
+
+
+def _pair_keys(spec: Spec) -> tuple[str, str] | None:
+    """A pair member's (original's answer, twin's answer), or None outside a pair."""
+    if not spec.pair:
+        return None
+    if spec.id == spec.pair:
+        return spec.answer_key, spec.twin_key
+    return spec.twin_key, spec.answer_key
+
+
+def _opt_rng(spec: Spec) -> np.random.Generator:
+    """A fresh copy of the spec's option generator (the same for both members of a pair)."""
+    return np.random.default_rng(np.random.SeedSequence(spec.seed).spawn(3)[2])
 
 
 @contextlib.contextmanager

@@ -134,10 +134,11 @@ def _words(text: str) -> set[str]:
     return set(re.findall(r"[A-Z0-9]+", text.upper()))
 
 
-def wrong_text(motion: Motion, key: str, rng: np.random.Generator) -> str:
+def wrong_text(motion: Motion, key: str, rng: np.random.Generator, twin_key: str = "") -> str:
     """Words stating a wrong answer: one of :data:`MISLEADING`'s for the fact that shares no
-    word with the right answer's key, else another answer's key; "" if there is none."""
-    right = _words(key)
+    word with the right answer's key (nor its minimal-pair twin's), else another answer's
+    key; "" if there is none."""
+    right = _words(key) | _words(twin_key)
     if "NONE" in right:  # no motion at all is what STOP says
         right.add("STOP")
     words = [w for w in MISLEADING.get(motion.fact, []) if not _words(w) & right]
@@ -145,7 +146,7 @@ def wrong_text(motion: Motion, key: str, rng: np.random.Generator) -> str:
         words = [
             " ".join(re.findall(r"[A-Z0-9]+", k.upper()))
             for k in motion.keys()
-            if k != key and not _words(k) & right
+            if k not in (key, twin_key) and not _words(k) & right
         ]
         words = [w for w in words if w]
     return str(rng.choice(words)) if words else ""
@@ -415,7 +416,7 @@ def decorate(scene: Scene, motion: Motion, key: str) -> None:
         return
     if not all(hasattr(world, a) for a in ("camera", "floor", "solid_points", "decor")):
         return  # a world that cannot take scenery (a test double) is left as it is
-    rng = np.random.default_rng(int(scene.rng.integers(2**63)))
+    rng = np.random.default_rng(int(scene.look_rng.integers(2**63)))
     camera: Camera = world.camera  # type: ignore[attr-defined]
     floor: float | None = world.floor  # type: ignore[attr-defined]
     solids = list(world.solid_points())  # type: ignore[attr-defined]
@@ -423,15 +424,22 @@ def decorate(scene: Scene, motion: Motion, key: str) -> None:
     depths = np.concatenate([camera.depth(np.asarray(p).reshape(-1, 3)) for p in solids])
     depths = depths[depths > 0.02]
     near, deep = float(depths.min()), float(depths.max())
+    # a minimal pair's scenery is painted before the sign is fitted, so its paints do not
+    # depend on where each clip's motion leaves room (other clips keep the old order)
+    paired = scene.looks is not scene.rng
+    bright = bright_colors(scene)
+    paints = distractor_colors(rng, bright, int(style.distractors)) if paired else None
     sign = None
     if style.misleading_text:
-        text = wrong_text(motion, key, rng)
+        text = wrong_text(motion, key, rng, scene.twin_key)
         if text:
             sign = place_sign(camera, floor, taken, deep, text, rng, tracked_discs(scene))
         if sign is not None:
             taken = taken | _poly(camera, camera.project(sign.corners))
     placed: list[Distractor] = []
-    for color in distractor_colors(rng, bright_colors(scene), int(style.distractors)):
+    if paints is None:
+        paints = distractor_colors(rng, bright, int(style.distractors))
+    for color in paints:
         d = place_distractor(camera, floor, taken, near, deep, color, rng)
         if d is not None:
             placed.append(d)

@@ -274,7 +274,7 @@ class Rig:
         """A standing person at ``origin`` (on the floor, facing ``+z``) with ``look``, or a
         fresh look drawn from the scene's generator."""
         body = body_for(scene.style.body)
-        look = draw_look(scene.rng, int(body.num_betas)) if look is None else look
+        look = draw_look(scene.look_rng, int(body.num_betas)) if look is None else look
         rest = np.asarray(body.rest_joints(look.betas), dtype=np.float64)
         one = body.pose(
             PoseSequence(np.zeros((1, NUM_JOINTS, 3)), np.zeros((1, 3)), scene.fps, look.betas)
@@ -432,7 +432,7 @@ class Rig:
     ) -> Camera:
         """The default camera: in front, a little above, the person facing it, framing
         ``points`` (see :meth:`frame_points`); angles in degrees, drawn per seed."""
-        rng = self.scene.rng
+        rng = self.scene.look_rng
         self.camera = fit_camera(
             points, self.scene.width, self.scene.height,
             yfov_deg=float(rng.uniform(36.0, 48.0)), elevation_deg=float(rng.uniform(*elevation)),
@@ -444,7 +444,7 @@ class Rig:
     def first_person_camera(self, target: np.ndarray | None = None) -> Camera:
         """The person's own view: from the forehead, looking down at ``target`` (default:
         the space before the chest), as a head-mounted camera films the hands."""
-        rng = self.scene.rng
+        rng = self.scene.look_rng
         head = self.rest_point("head")
         eye = head + [0.0, 0.07, 0.16]  # just before the face
         if target is None:
@@ -460,7 +460,7 @@ class Rig:
         self, p: float = FIRST_PERSON_P, target: np.ndarray | None = None
     ) -> bool:
         """Switch to the first-person camera with probability ``p``; whether it did."""
-        if self.scene.rng.random() < p:
+        if self.scene.look_rng.random() < p:
             self.first_person_camera(target)
             return True
         return False
@@ -570,19 +570,23 @@ class Rig:
         question must tell apart from the subject, who is then named by their clothes
         (:attr:`who`). Call before choosing the camera, which then frames both."""
         scene = self.scene
-        if scene.rng.random() >= p:
+        if scene.look_rng.random() >= p:
             return None
-        (look,) = draw_looks(scene.rng, int(self.body.num_betas), 1, given=[self.look])
-        side = float(scene.rng.choice([-1.0, 1.0]))
-        at = (side * scene.rng.uniform(0.95, 1.3), 0.0, -scene.rng.uniform(0.8, 1.2))
+        (look,) = draw_looks(scene.look_rng, int(self.body.num_betas), 1, given=[self.look])
+        side = float(scene.look_rng.choice([-1.0, 1.0]))
+        at = (side * scene.look_rng.uniform(0.95, 1.3), 0.0, -scene.look_rng.uniform(0.8, 1.2))
         other = Rig.start(scene, self.motion, look, at)
         t = scene.frames / scene.fps
         for s in SIDES:
-            period = scene.rng.uniform(1.4, 2.6)
-            swing = 0.5 - 0.5 * np.cos(2 * np.pi * t / period + scene.rng.uniform(0, 2 * np.pi))
-            raised = arm_down(s, 72.0 - float(scene.rng.uniform(20.0, 45.0)))
+            period = scene.look_rng.uniform(1.4, 2.6)
+            swing = 0.5 - 0.5 * np.cos(
+                2 * np.pi * t / period + scene.look_rng.uniform(0, 2 * np.pi)
+            )
+            raised = arm_down(s, 72.0 - float(scene.look_rng.uniform(20.0, 45.0)))
             other.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), raised, swing)
-        yaw = scene.rng.uniform(8.0, 18.0) * np.sin(2 * np.pi * t / scene.rng.uniform(2.0, 3.5))
+        yaw = scene.look_rng.uniform(8.0, 18.0) * np.sin(
+            2 * np.pi * t / scene.look_rng.uniform(2.0, 3.5)
+        )
         other.poses[:, INDEX["pelvis"]] = axis_angle((0.0, 1.0, 0.0), yaw)
         self.companion = other
         return other
@@ -734,12 +738,12 @@ def start_pair(scene: Scene, motion: str) -> dict[str, Rig]:
     """Two people side by side facing the camera, keyed by where the viewer sees them
     (``left``, ``right``), with different looks, shapes and heights (:func:`draw_looks`)."""
     body = body_for(scene.style.body)
-    looks = draw_looks(scene.rng, int(body.num_betas), 2)
-    half = 0.5 * float(scene.rng.uniform(*PAIR_SPACING))
+    looks = draw_looks(scene.look_rng, int(body.num_betas), 2)
+    half = 0.5 * float(scene.look_rng.uniform(*PAIR_SPACING))
     # the camera looks toward -z, so the viewer's right is the world's +x
     return {
         side: Rig.start(
-            scene, motion, look, (sign * half, 0.0, float(scene.rng.uniform(-0.1, 0.1)))
+            scene, motion, look, (sign * half, 0.0, float(scene.look_rng.uniform(-0.1, 0.1)))
         )
         for side, sign, look in (("left", -1.0, looks[0]), ("right", 1.0, looks[1]))
     }

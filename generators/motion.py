@@ -114,10 +114,23 @@ class Scene:
     fact: str = ""
     world: World | None = None
     meta: dict[str, Any] = field(default_factory=dict)  # extra label metadata (JSON-ready)
+    # Appearance (colours, shapes, sizes, people's looks, companions, camera angles, scenery)
+    # is drawn from ``looks``, a stream the answer never touches, so a minimal pair's twin
+    # (same seeds, the answer flipped) looks the same; None: from ``rng`` like the motion.
+    looks: np.random.Generator | None = None
+    twin_key: str = ""  # the answer of this scene's minimal-pair partner ("" = none)
     _colors: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        self._colors = list(self.rng.permutation(list(COLORS)))
+        if self.looks is None:
+            self.looks = self.rng
+        self._colors = list(self.looks.permutation(list(COLORS)))
+
+    @property
+    def look_rng(self) -> np.random.Generator:
+        """The generator appearance is drawn from (see ``looks``)."""
+        assert self.looks is not None
+        return self.looks
 
     # time -------------------------------------------------------------------------------
     @property
@@ -159,15 +172,15 @@ class Scene:
         if not self._colors:
             raise GenerationError("scene ran out of distinct colours")
         name = self._colors.pop()
-        shape = str(self.rng.choice(list(shapes)))
-        size = size if size is not None else float(self.rng.uniform(1.3, 2.0) * self.unit)
+        shape = str(self.look_rng.choice(list(shapes)))
+        size = size if size is not None else float(self.look_rng.uniform(1.3, 2.0) * self.unit)
         return Look(shape, name, COLORS[name], size)
 
     def subject_look(self, shapes: Sequence[str] = SHAPES, size: float | None = None) -> Look:
         """The subject's look; a block may carry misleading text (TOMATO saw models fooled)."""
         lk = self.look(shapes, size)
         if lk.shape == "block" and self.style.misleading_text:
-            lk.text = str(self.rng.choice(MISLEADING.get(self.fact, ["?"])))
+            lk.text = str(self.look_rng.choice(MISLEADING.get(self.fact, ["?"])))
             lk.size = max(lk.size, 2.0 * self.unit)
         return lk
 
@@ -222,11 +235,16 @@ class Scene:
         )
 
     def add_distractors(self, k: int) -> None:
-        """Static shapes in other colours, kept clear of every object's path."""
+        """Static shapes in other colours, kept clear of every object's path; each takes the
+        first of its places (all drawn from the look stream) that is clear, so a minimal
+        pair's twin puts it in the same place whenever that place is clear of both paths."""
         for i in range(k):
-            lk = self.look(size=float(self.rng.uniform(0.8, 1.3) * self.unit))
-            for _ in range(30):
-                x, y = self.place(lk.size * 1.5)
+            lk = self.look(size=float(self.look_rng.uniform(0.8, 1.3) * self.unit))
+            m = lk.size * 1.5
+            places = self.look_rng.uniform((m, m), (self.width - m, self.height - m), size=(30, 2))
+            angle = float(self.look_rng.uniform(0, 360))
+            for x, y in places:
+                x, y = float(x), float(y)
                 if all(
                     np.min(np.hypot(t.x - x, t.y - y) - t.size * t.scale) > lk.size * 1.6
                     for t in self.tracks
@@ -240,7 +258,7 @@ class Scene:
                         x,
                         y,
                         role="distractor",
-                        angle=float(self.rng.uniform(0, 360)),
+                        angle=angle,
                     )
                     break
 
@@ -433,11 +451,16 @@ def make_scene(
     num_frames: int,
     style: Style,
     attempts: int = 12,
+    looks: np.random.SeedSequence | None = None,
+    twin_key: str = "",
 ) -> Scene:
     """Animate a pattern until its clip certifies for the requested answer.
 
     A clip whose every-frame answer differs from the requested one is a bug in the pattern and
-    raises at once; a clip that fails only the sampling rules is drawn again.
+    raises at once; a clip that fails only the sampling rules is drawn again. Given ``looks``,
+    every attempt draws its appearance afresh from that seed (see :attr:`Scene.looks`), so the
+    look does not depend on the answer or on how many attempts it took; ``twin_key`` is the
+    answer of the minimal-pair partner, which scenery must not state either.
     """
     value = motion.value_of(key)
     if num_frames < motion.min_seconds * fps:
@@ -447,7 +470,8 @@ def make_scene(
         )
     last: Certificate | None = None
     for _ in range(attempts):
-        scene = Scene(rng, width, height, fps, num_frames, style)
+        look_rng = None if looks is None else np.random.default_rng(looks)
+        scene = Scene(rng, width, height, fps, num_frames, style, looks=look_rng, twin_key=twin_key)
         scene.fact = motion.fact
         scene.meta["answer_keys"] = list(motion.keys())  # what its options may offer
         motion.animate(scene, value)

@@ -97,6 +97,7 @@ class DatasetConfig:
     retrieval: RetrievalConfig = field(default_factory=RetrievalConfig)
     scenes3d: Scenes3DConfig = field(default_factory=Scenes3DConfig)
     shortcuts: str = "fail"  # a blind baseline above chance: fail the build, warn, or off
+    minimal_pairs: float = 0.0  # share of each task's questions that also get a rendered twin
     source: str = field(default="<config>", compare=False, repr=False)  # for error messages
 
     def to_json(self) -> dict[str, Any]:
@@ -237,6 +238,8 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
         kw["samples_per_task"] = _samples(src, data["samples_per_task"])
     if "tasks" in data:
         kw["tasks"] = _strings(src, "tasks", data["tasks"], TASKS)
+    if "minimal_pairs" in data:
+        kw["minimal_pairs"] = _number(src, "minimal_pairs", data["minimal_pairs"], float, 0, 1)
     if "shortcuts" in data:
         kw["shortcuts"] = _choice(src, "shortcuts", data["shortcuts"], SHORTCUTS)
     if "plugins" in data:

@@ -134,6 +134,13 @@ class Fact:
         """The option sentence a reader sees for ``key``."""
         raise NotImplementedError
 
+    # -- minimal pairs --------------------------------------------------------------------
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """The counterfactual key of a minimal pair: the same scene with this fact flipped,
+        one of ``answers`` (the pattern's own keys); None when the fact has no sound flip
+        (the base refuses: a new fact gets twins only once it says how it flips)."""
+        return None
+
     def phrase(self, key: str, labels: Labels) -> str:
         """The answer as words inside a sentence: the option text, lower-cased, no full stop."""
         text = self.option_text(key, labels).strip().rstrip(".").strip()
@@ -184,8 +191,35 @@ class Fact:
         return distract[:pos] + [key] + distract[pos:]
 
 
+def _shift(
+    key: str, answers: Sequence[str], fixed: tuple[str, ...] = ("none", "same")
+) -> str | None:
+    """``key``'s twin among ``answers`` (less ``fixed``) half the list away: a bijection, so
+    twins of balanced answers stay balanced; None for a fixed key or a list of one."""
+    pool = [a for a in answers if a not in fixed]
+    if key not in pool or len(pool) < 2:
+        return None
+    return pool[(pool.index(key) + max(1, len(pool) // 2)) % len(pool)]
+
+
+def _opposite(key: str, answers: Sequence[str], flip: dict[str, str]) -> str | None:
+    """``key`` with every token of its sequence flipped by ``flip`` (order kept), if that
+    is one of ``answers``; None for ``none`` or a token with no opposite."""
+    tokens = key.split("-")
+    if key == "none" or any(t not in flip for t in tokens):
+        return None
+    out = "-".join(flip[t] for t in tokens)
+    return out if out in answers else None
+
+
 class _Sequence(Fact):
     """A sequence of tokens (``("left", "up")``), keyed ``left-up``; empty = ``none``."""
+
+    flip: ClassVar[dict[str, str]] = {}  # each token's opposite: a twin flips every token
+
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """Every token flipped, order kept (left then up: right then down)."""
+        return _opposite(key, answers, self.flip)
 
     def key(self, value: Any) -> str:
         if value is None:
@@ -201,6 +235,7 @@ class Direction(_Sequence):
 
     name = "direction"
     options = 6
+    flip = {"left": "right", "right": "left", "up": "down", "down": "up"}
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
         return observe.direction(labels, self.frames(labels, idx), labels.subject)
@@ -220,6 +255,7 @@ class Rotation(_Sequence):
     """The senses of turning (``cw``/``ccw``), of a spin or an orbit as the query says."""
 
     name = "rotation"
+    flip = {"cw": "ccw", "ccw": "cw"}
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
         return observe.rotation(labels, self.frames(labels, idx))
@@ -246,6 +282,12 @@ class Speed(Fact):
     def option_text(self, key: str, labels: Labels) -> str:
         return SPEED_TEXT[key]
 
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """Accelerating and decelerating swap; a constant pace or none has no flip."""
+        return _opposite(
+            key, answers, {"accelerating": "decelerating", "decelerating": "accelerating"}
+        )
+
 
 class Frequency(Fact):
     """How often a repeated action happens: more often, less often, steadily, never."""
@@ -260,6 +302,10 @@ class Frequency(Fact):
 
     def option_text(self, key: str, labels: Labels) -> str:
         return FREQUENCY_TEXT[key]
+
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """More and more often swaps with less and less; constant or none has no flip."""
+        return _opposite(key, answers, {"increasing": "decreasing", "decreasing": "increasing"})
 
 
 class Count(Fact):
@@ -279,6 +325,10 @@ class Count(Fact):
 
     def option_text(self, key: str, labels: Labels) -> str:
         return key
+
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """Another count of the pattern's own, half its range away (1-6: 1 and 4, 2 and 5)."""
+        return _shift(key, sorted(answers, key=int), fixed=())
 
     def choose_options(
         self, key: str, labels: Labels, rng: np.random.Generator, answer_pos: int | None = None
@@ -337,6 +387,10 @@ class Order(Fact):
             return "None of them." if n > 2 else "Neither of them."
         return _named(key, labels)
 
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """Another object goes first (two: the order reversed); a tie or none has no flip."""
+        return _shift(key, answers)
+
 
 class More(Fact):
     """Which of several actors repeats its action more times. The query's objects come in
@@ -379,6 +433,10 @@ class More(Fact):
     def option_text(self, key: str, labels: Labels) -> str:
         return _named(key, labels)
 
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """The other actor repeats more."""
+        return _shift(key, answers)
+
 
 class Faster(Fact):
     """Which of several actors moves faster on average over the clip (its path length over
@@ -396,6 +454,10 @@ class Faster(Fact):
     def option_text(self, key: str, labels: Labels) -> str:
         return _named(key, labels)
 
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """The other actor is the faster."""
+        return _shift(key, answers)
+
 
 class Trajectory(Fact):
     """The shape the subject's path draws over the clip."""
@@ -412,12 +474,17 @@ class Trajectory(Fact):
     def option_text(self, key: str, labels: Labels) -> str:
         return TRAJECTORY_TEXT[key]
 
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """Another of the pattern's shapes drawn by the same subject; not drawing has none."""
+        return _shift(key, answers)
+
 
 class Approach(_Sequence):
     """Whether the subject comes towards the camera or goes away, in order: read from how its
     apparent size (the track's ``scale``) grows or shrinks, which one frame cannot show."""
 
     name = "approach"
+    flip = {"towards": "away", "away": "towards"}
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
         return observe.approach(labels, self.frames(labels, idx), labels.subject)
@@ -452,6 +519,11 @@ class Next(Fact):
 
     def option_text(self, key: str, labels: Labels) -> str:
         return gesture_words(NEXT_TEXT[key], labels)
+
+    def twin(self, key: str, answers: Sequence[str]) -> str | None:
+        """None: the gesture the question names is drawn with the answer, so a twin would
+        ask another question; no sound minimal pair."""
+        return None
 
     def choose_options(
         self, key: str, labels: Labels, rng: np.random.Generator, answer_pos: int | None = None

@@ -194,6 +194,7 @@ class Row:
     height: int | None = None
     note: str | None = None
     certificate: dict[str, Any] | None = None
+    pair: str | None = None  # a minimal pair's id, shared by its two rows (absent: no pair)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

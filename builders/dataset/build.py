@@ -153,7 +153,9 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
     finally:
         if bar is not None:
             bar.close()
-    variants = _variants(rows, out, cfg, jobs or os.cpu_count() or 1, progress)
+    # twins are not edited: the variants stay those of the questions, as without pairs
+    originals = [r for r in rows if r.get("pair") in (None, r["id"])]
+    variants = _variants(originals, out, cfg, jobs or os.cpu_count() or 1, progress)
     rows = rows + variants
     if cfg.plugins:  # recorded so every command reading the manifest can import them again
         rows = [Row.from_json(r).edited(plugins=cfg.plugins).to_json() for r in rows]

@@ -146,6 +146,7 @@ def edited_row(source: Row | dict[str, Any], /, **changes: Any) -> dict[str, Any
     A manifest row (a :class:`Row`) gives a manifest row again; a user's clip record (a dict)
     keeps its own fields, as given, with the changes on top.
     """
+    changes = {"pair": None, **changes}  # a variant of a minimal pair's member is in no pair
     if isinstance(source, Row):
         return source.edited(**changes).to_json()
     kept = {k: v for k, v in source.items() if k not in changes}

@@ -35,6 +35,12 @@ def _cell(acc: dict[str, Any] | None) -> str:
     return f"{acc['accuracy']:.1f} ({acc['correct']}/{acc['total']})"
 
 
+def _pair_cell(inst: dict[str, Any] | None) -> str:
+    if not inst or not inst.get("pairs"):
+        return "-"
+    return f"{inst['accuracy']:.1f} ({inst['correct']}/{inst['pairs']} pairs)"
+
+
 def _num(value: float | None, unit: str = "") -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "-"
@@ -93,6 +99,25 @@ def _format_tomato(scores: dict[str, Any]) -> list[str]:
                 _table(
                     [title, *runs],
                     [[n, *(_cell(r[field].get(n)) for r in runs.values())] for n in names],
+                )
+            )
+        paired = {k: r["instance"] for k, r in runs.items() if r.get("instance")}
+        if paired:
+            out += ["", "  minimal pairs: instance accuracy % (both members right)"]
+            names = list(dict.fromkeys(n for r in paired.values() for n in r["per_task"]))
+            out.append(
+                _table(
+                    ["task", *paired],
+                    [
+                        [
+                            n,
+                            *(
+                                _pair_cell(r if n == "all" else r["per_task"].get(n))
+                                for r in paired.values()
+                            ),
+                        ]
+                        for n in ["all", *names]
+                    ],
                 )
             )
         if res["metrics"]:

@@ -114,16 +114,16 @@ def parse_letter(response: Any, options: list[str]) -> str | None:
 def tempogen_process_results(doc: dict[str, Any], results: list[Any]) -> dict[str, Any]:
     """Score one response: 1.0 when the parsed letter is the document's answer."""
     pred = parse_letter(results[0] if results else "", doc["options"])
-    return {
-        "accuracy": {
-            "id": doc["id"],
-            "task": doc.get("task", ""),
-            "demonstration_type": doc.get("demonstration_type", ""),
-            "pred": pred,
-            "answer": doc["answer"],
-            "score": 1.0 if pred == doc["answer"] else 0.0,
-        }
+    one = {
+        "id": doc["id"],
+        "task": doc.get("task", ""),
+        "demonstration_type": doc.get("demonstration_type", ""),
+        "pair": doc.get("pair", ""),
+        "pred": pred,
+        "answer": doc["answer"],
+        "score": 1.0 if pred == doc["answer"] else 0.0,
     }
+    return {"accuracy": one, "instance_accuracy": one}
 
 
 def tempogen_aggregate_accuracy(results: list[dict[str, Any]]) -> float:
@@ -134,3 +134,15 @@ def tempogen_aggregate_accuracy(results: list[dict[str, Any]]) -> float:
     for task, scores in sorted(by_task.items()):
         log.info("%s %s: %.4f (%d questions)", TASK, task, sum(scores) / len(scores), len(scores))
     return sum(r["score"] for r in results) / len(results) if results else 0.0
+
+
+def tempogen_aggregate_instance_accuracy(results: list[dict[str, Any]]) -> float:
+    """TimeBlind's instance accuracy: the share of minimal pairs (documents sharing a
+    ``pair``) with both members right; 0.0 when no pair was answered whole."""
+    pairs: dict[str, list[float]] = defaultdict(list)
+    for r in results:
+        if r.get("pair"):
+            pairs[r["pair"]].append(r["score"])
+    whole = [s for s in pairs.values() if len(s) == 2]
+    log.info("%s instance accuracy over %d pairs", TASK, len(whole))
+    return sum(all(x == 1.0 for x in s) for s in whole) / len(whole) if whole else 0.0

@@ -203,6 +203,40 @@ def _tomato_summary(
     out["per_variation"] = {
         f: _acc(sum(by_var[f]), len(by_var[f])) for f in VARIATION_KEYS if by_var[f]
     }
+    instance = instance_accuracy(answers, entries)
+    if instance["pairs"]:
+        out["instance"] = instance
+    return out
+
+
+def instance_accuracy(
+    answers: dict[tuple[str, str], bool], entries: dict[tuple[str, str], dict[str, Any]]
+) -> dict[str, Any]:
+    """TimeBlind's instance accuracy: the share of minimal pairs (entries sharing a ``pair``
+    id) whose two members were both answered right, overall and per task, over the pairs
+    whose members the run answered both (``pairs``; ``incomplete``: only one answered)."""
+    members: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for key, entry in entries.items():
+        if isinstance(entry.get("pair"), str) and entry["pair"]:
+            members[entry["pair"]].append(key)
+    by_task: dict[str, list[bool]] = defaultdict(list)
+    incomplete = 0
+    for keys in members.values():
+        if len(keys) != 2:
+            continue
+        if not all(k in answers for k in keys):
+            incomplete += any(k in answers for k in keys)
+            continue
+        by_task[keys[0][0]].append(all(answers[k] for k in keys))
+    both = [ok for oks in by_task.values() for ok in oks]
+    out = _acc(sum(both), len(both))
+    out["pairs"] = out.pop("total")
+    out["incomplete"] = incomplete
+    out["per_task"] = {
+        t: {**_acc(sum(by_task[t]), len(by_task[t]))} for t in _ordered(by_task, TASKS)
+    }
+    for v in out["per_task"].values():
+        v["pairs"] = v.pop("total")
     return out
 
 

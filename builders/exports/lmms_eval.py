@@ -78,6 +78,7 @@ def doc_of(row: dict[str, Any], dataset_dir: Path | None = None) -> dict[str, An
         "answer_index": int(answer),
         "answer_text": options[answer],
         "variation": {k: int(variation.get(k, 0)) for k in VARIATION_KEYS},
+        "pair": str(row.get("pair") or ""),  # a minimal pair's id ("" = none)
     }
 
 
@@ -112,6 +113,9 @@ generation_kwargs:
 metric_list:
   - metric: accuracy
     aggregation: !function utils.tempogen_aggregate_accuracy
+    higher_is_better: true
+  - metric: instance_accuracy
+    aggregation: !function utils.tempogen_aggregate_instance_accuracy
     higher_is_better: true
 lmms_eval_specific_kwargs:
   default:

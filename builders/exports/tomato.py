@@ -97,7 +97,7 @@ def _entry(row: dict[str, Any]) -> dict[str, Any]:
         raise InputFileError(
             f"row {key!r}: field 'variation' values must be 0 or 1, got {variation!r}"
         )
-    return {
+    entry = {
         "question": str(row["question"]),
         "options": list(options),
         "answer": int(answer),
@@ -108,6 +108,9 @@ def _entry(row: dict[str, Any]) -> dict[str, Any]:
         "demonstration_type": row["demonstration_type"],
         "note": str(row.get("note", "")),
     }
+    if row.get("pair"):  # a minimal pair's id, for instance accuracy (TOMATO ignores it)
+        entry["pair"] = str(row["pair"])
+    return entry
 
 
 def _write_if_changed(path: Path, text: str) -> None:
@@ -260,6 +263,8 @@ def entry_problem(entry: Any) -> tuple[str, str] | None:
     for k in VARIATION_KEYS:
         if isinstance(variation[k], bool) or variation[k] not in (0, 1):
             return f"variation.{k}", f"expected 0 or 1, got {variation[k]!r}"
+    if "pair" in entry and not (isinstance(entry["pair"], str) and entry["pair"]):
+        return "pair", f"expected a minimal pair's id (a non-empty string), got {entry['pair']!r}"
     return None
 
 

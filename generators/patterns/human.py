@@ -290,15 +290,16 @@ class Claps(HumanMotion):
         peaks = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
         shut = bumps(scene.frames, peaks, min(scene.interval, 0.35 * scene.fps))
         chest = 0.5 * (rig.rest_point("left_shoulder") + rig.rest_point("right_shoulder"))
-        centre = chest + [0.0, -scene.rng.uniform(0.1, 0.22), scene.rng.uniform(0.3, 0.36)]
+        look = scene.look_rng  # where the hands meet and which is tracked: the scene's look
+        centre = chest + [0.0, -look.uniform(0.1, 0.22), look.uniform(0.3, 0.36)]
         rig.hand_camera(centre, 0.35)
-        apart = scene.rng.uniform(0.2, 0.28)
+        apart = look.uniform(0.2, 0.28)
         for s in SIDES:
             x = SIDE_SIGN[s] * (0.03 + (apart - 0.03) * (1 - shut))
             targets = centre + x[:, None] * np.array([1.0, 0.0, 0.0])
             pole = np.array([0.3 * SIDE_SIGN[s], -1.0, -0.6])
             rig.arm_to(s, targets, pole, palm_toward=np.array([1.0, 0.0, 0.0]))
-        side = str(scene.rng.choice(SIDES))
+        side = str(look.choice(SIDES))
         hand = rig.hand(side)
         rig.track("hand", hand, rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
         (ox, oy), (cx, _) = rig.project(hand[0]), rig.project(centre)
@@ -460,7 +461,7 @@ class JumpRhythm(HumanMotion):
 
 def wave_base(rig: Rig) -> tuple[str, np.ndarray]:
     """The waving hand's side and the point above its shoulder it waves from."""
-    rng = rig.scene.rng
+    rng = rig.scene.look_rng  # which hand and where: the scene's look, not its answer
     side = str(rng.choice(SIDES))
     base = rig.rest_point(f"{side}_shoulder") + [
         SIDE_SIGN[side] * rng.uniform(0.06, 0.1),

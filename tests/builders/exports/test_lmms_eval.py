@@ -70,9 +70,11 @@ def test_folder_layout_and_yaml(exported) -> None:
         tag, name = cfg[key]
         assert tag == "function" and name.startswith("utils.")
         assert callable(getattr(utils, name.split(".", 1)[1]))
-    (metric,) = cfg["metric_list"]
-    assert metric["metric"] == "accuracy" and metric["higher_is_better"] is True
-    assert callable(getattr(utils, metric["aggregation"][1].split(".", 1)[1]))
+    metrics = cfg["metric_list"]
+    assert [m["metric"] for m in metrics] == ["accuracy", "instance_accuracy"]
+    for metric in metrics:
+        assert metric["higher_is_better"] is True
+        assert callable(getattr(utils, metric["aggregation"][1].split(".", 1)[1]))
     assert cfg["generation_kwargs"]["do_sample"] is False
     prompts = cfg["lmms_eval_specific_kwargs"]["default"]
     assert "16 frames" in prompts["pre_prompt"]
@@ -237,6 +239,22 @@ def test_process_results_and_aggregate(exported) -> None:
         results += [right["accuracy"], wrong["accuracy"]]
     assert utils.tempogen_aggregate_accuracy(results) == pytest.approx(0.5)
     assert utils.tempogen_aggregate_accuracy([]) == 0.0
+
+
+def test_instance_accuracy_needs_both_members_of_a_pair(exported) -> None:
+    utils = exported[4]
+    doc = docs_of(exported[2])[0]
+    wrong_letter = "A" if doc["answer"] != "A" else "B"
+
+    def one(qid: str, pair: str, response: str) -> dict:
+        d = {**doc, "id": qid, "pair": pair}
+        return utils.tempogen_process_results(d, [response])["instance_accuracy"]
+
+    right = f"The answer is {doc['answer']}."
+    results = [one("a", "a", right), one("a-twin", "a", wrong_letter)]  # half right: 0
+    results += [one("b", "b", right), one("b-twin", "b", right), one("c", "", right)]
+    assert utils.tempogen_aggregate_instance_accuracy(results) == pytest.approx(0.5)
+    assert utils.tempogen_aggregate_instance_accuracy(results[:2]) == 0.0
 
 
 def test_data_file_loads_with_datasets(exported, monkeypatch) -> None:
