@@ -251,20 +251,37 @@ def _eval_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tempogen.builders.eval import scoring
-    from tempogen.builders.eval.runner import run_model
+    from tempogen.builders.eval.runner import SETS, _safe, available_sets, run_sets
+    from tempogen.errors import ConfigurationError
     from tempogen.retrieval.llm import resolve_config
 
     config = resolve_config(args.endpoint, args.api_key, args.model, max_attempts=args.attempts)
-    out = Path(args.out or Path(args.dataset) / "predictions.jsonl")
+    if args.set == "all":
+        sets = available_sets(args.dataset)
+    elif args.set in SETS:
+        sets = [args.set]
+    else:
+        raise ConfigurationError(f"eval run: --set {args.set!r}: one of {', '.join(SETS)}, all")
+    out = Path(args.out or Path(args.dataset) / "runs" / _safe(config.model))
+    tomato_out = None
+    if out.suffix == ".jsonl":  # the TOMATO predictions file, as before --set
+        if sets != ["tomato"]:
+            raise ConfigurationError(
+                f"eval run: --out {out} is a file; give a folder (or --set tomato)"
+            )
+        out, tomato_out = out.parent, out
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
-    result = run_model(args.dataset, config, out, settings, cache_dir=args.cache,
-                       limit=args.limit, progress=not args.quiet)  # fmt: skip
+    result = run_sets(args.dataset, config, out, sets, settings, cache_dir=args.cache,
+                      limit=args.limit, progress=not args.quiet,
+                      tomato_out=tomato_out)  # fmt: skip
     for line in result.log:
         print(line)
+    files = ", ".join(f"{name} {path}" for name, path in result.files.items())
     print(f"{config.endpoint}: asked {result.asked}, from cache {result.cache_hits}, "
-          f"{result.requests} requests; predictions: {out}")  # fmt: skip
-    scores = scoring.score_tomato(args.dataset, out)
-    print(scoring.format_scores(scores))
+          f"{result.requests} requests; predictions: {files}")  # fmt: skip
+    for scores in result.scores.values():
+        print(scoring.format_scores(scores))
+    print(f"scores written to {out / 'scores.json'}")
     return 0
 
 
@@ -515,7 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--predictions", default=None, help="predictions JSONL, or a results folder")
     ev.add_argument(
         "--out", default=None,
-        help="write the scores as JSON here (eval run: the predictions JSONL)",
+        help="write the scores as JSON here (eval run: the folder for predictions and scores, "
+        "default DATASET/runs/MODEL)",
     )  # fmt: skip
     ev.add_argument("--endpoint", default=None, help="eval run: OpenAI-compatible base URL")
     ev.add_argument("--model", default=None, help="eval run: model name")
@@ -523,6 +541,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument(
         "--settings", default="uniform16,shuffled16,random1",
         help="eval run: uniform16, shuffled16, random1, handpicked1 (comma-separated)",
+    )  # fmt: skip
+    ev.add_argument(
+        "--set", default="all",
+        help="eval run: tomato, vinoground, videott, or all (those the dataset holds)",
     )  # fmt: skip
     ev.add_argument("--cache", default=None, help="eval run: reply cache folder")
     ev.add_argument("--limit", type=int, default=None, help="eval run: first N questions only")

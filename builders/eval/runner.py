@@ -1,11 +1,22 @@
 """Ask a model through any OpenAI-compatible chat endpoint: each question's frames as images.
 
-``run_model`` shows a model every question of a built dataset at TOMATO's settings (16
-uniform frames, the same 16 shuffled, one random frame, one hand-picked frame; the frames
-come from :mod:`tempogen.builders.audit.sampling`, as the audits see them), and writes the
-replies as a predictions JSONL that ``tempogen eval tomato`` scores, so κ, τ and ρ come from a
-real model. Replies are cached per request (a rerun asks nothing twice, an interrupted run
-resumes) and failures are retried with the caption generator's client.
+``run_sets`` shows a model a built dataset's benchmarks and scores the replies:
+
+* TOMATO (``run_model``): every question at TOMATO's settings (16 uniform frames, the same 16
+  shuffled, one random frame, one hand-picked frame; the frames come from
+  :mod:`tempogen.builders.audit.sampling`, as the audits see them), written as the JSONL that
+  ``tempogen eval tomato`` reads, so κ, τ and ρ come from a real model;
+* Vinoground: every pair's two text questions (one clip, two captions) and two video questions
+  (one caption, the pair's concatenated clip with its 2-second black gap, sampled so that a
+  black frame is always shown, as Vinoground's paper does), written in Vinoground's own
+  results layout (``{model}/textscore-response.jsonl``, ``videoscore-response.jsonl``) that
+  its ``get_score_all.py`` and ``tempogen eval vinoground`` read;
+* Video-TT: every question of ``videott/videott.json`` (open-ended and multiple choice) with
+  the clip's uniform frames, written as the JSONL that ``tempogen eval videott`` reads.
+
+Replies are cached per request in one cache (a rerun asks nothing twice, an interrupted run
+resumes; a Video-TT multiple-choice question is TOMATO's uniform16 request, asked once) and
+failures are retried with the caption generator's client.
 """
 
 from __future__ import annotations
@@ -13,8 +24,9 @@ from __future__ import annotations
 import base64
 import json
 import os
+import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,31 +35,77 @@ import cv2
 import numpy as np
 from tqdm import tqdm
 
-from tempogen.builders.audit.sampling import SETTINGS, frames_at, setting_indices
+from tempogen.builders.audit.sampling import (
+    SAMPLES,
+    SETTINGS,
+    frames_at,
+    setting_indices,
+    uniform,
+    vinoground,
+)
 from tempogen.builders.audit.validity import dataset_seed, row_seed
+from tempogen.builders.eval.answers import parse_choice
+from tempogen.builders.eval.common import VINO_VIDEO_OPTIONS
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import write_json, write_jsonl
 from tempogen.labels import Labels
 from tempogen.manifest import read_manifest
 from tempogen.retrieval.llm import LLMConfig, LLMResult, ask_chat, cache_key, chat_client
+from tempogen.video import probe
 
 LETTERS = "ABCDEFGH"
 JPEG_QUALITY = 90
+SETS = ("tomato", "vinoground", "videott")
+GAP_SECONDS = 2.0  # Vinoground's black gap (builders/exports/vinoground.py)
 PROMPT = (
     "You are shown {n} frame{s} of a video, in the order given{order}.\n{question}\n"
     "{options}\nAnswer with the option's letter only."
+)
+VINO_PROMPT = (
+    "You are shown {n} frames of a video, in the order given.\n{question}\n"
+    "Answer with the option's letter only."
+)
+OPEN_PROMPT = (
+    "You are shown {n} frames of a video, in the order given.\n{question}\nAnswer in a few words."
 )
 
 
 @dataclass
 class RunResult:
-    """What a run did: predictions written, requests made (retries included), cache hits."""
+    """What a run did: predictions written per set, requests made (retries included), cache
+    hits, and the scores of each set."""
 
     predictions: Path
     asked: int = 0
     cache_hits: int = 0
     requests: int = 0
     log: list[str] = field(default_factory=list)
+    files: dict[str, Path] = field(default_factory=dict)
+    scores: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+
+class _Asker:
+    """One cache and one client for every request of a run; counts what it asked."""
+
+    def __init__(
+        self, config: LLMConfig, cache: Path, sleep: Callable[[float], None] | None
+    ) -> None:
+        self.config, self.cache = config, cache
+        self.client = chat_client(config)
+        self.sleep = sleep or time.sleep
+        self.stats = LLMResult(pairs=[])
+        self.asked = self.cache_hits = 0
+
+    def __call__(self, messages: list[dict[str, Any]]) -> str:
+        key = cache_key(self.config.base_url, self.config.model, messages)
+        path = self.cache / key[:2] / f"{key}.json"
+        if path.is_file():
+            self.cache_hits += 1
+            return json.loads(path.read_text(encoding="utf-8"))["response"]
+        reply = ask_chat(self.client, self.config, messages, self.sleep, self.stats)
+        write_json(path, {"model": self.config.model, "response": reply})
+        self.asked += 1
+        return reply
 
 
 def _data_url(frame: np.ndarray) -> str:
@@ -59,6 +117,11 @@ def _data_url(frame: np.ndarray) -> str:
     return "data:image/jpeg;base64," + base64.b64encode(buf.tobytes()).decode("ascii")
 
 
+def _message(text: str, frames: Iterable[np.ndarray]) -> list[dict[str, Any]]:
+    images = [{"type": "image_url", "image_url": {"url": _data_url(f)}} for f in frames]
+    return [{"role": "user", "content": [{"type": "text", "text": text}, *images]}]
+
+
 def messages_for(row: dict[str, Any], frames: np.ndarray, setting: str) -> list[dict[str, Any]]:
     """One user message: the question, its lettered options, then the frames as images."""
     n = len(frames)
@@ -66,8 +129,77 @@ def messages_for(row: dict[str, Any], frames: np.ndarray, setting: str) -> list[
     options = "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(row["options"]))
     text = PROMPT.format(n=n, s="" if n == 1 else "s", order=order,
                          question=row["question"], options=options)  # fmt: skip
-    images = [{"type": "image_url", "image_url": {"url": _data_url(f)}} for f in frames]
-    return [{"role": "user", "content": [{"type": "text", "text": text}, *images]}]
+    return _message(text, frames)
+
+
+def available_sets(dataset: str | os.PathLike[str]) -> list[str]:
+    """The benchmarks ``dataset`` holds: tomato (a manifest), vinoground, videott (exports)."""
+    root = Path(dataset)
+    found = {
+        "tomato": (root / "manifest.jsonl").is_file(),
+        "vinoground": (root / "vinoground" / "vinoground.csv").is_file(),
+        "videott": (root / "videott" / "videott.json").is_file(),
+    }
+    return [s for s in SETS if found[s]]
+
+
+def run_sets(
+    dataset: str | os.PathLike[str],
+    config: LLMConfig,
+    out_dir: str | os.PathLike[str],
+    sets: Sequence[str] | None = None,
+    settings: Sequence[str] = ("uniform16",),
+    *,
+    cache_dir: str | os.PathLike[str] | None = None,
+    limit: int | None = None,
+    progress: bool = True,
+    sleep: Callable[[float], None] | None = None,
+    tomato_out: str | os.PathLike[str] | None = None,
+) -> RunResult:
+    """Ask ``config``'s model each of ``sets`` (default: every one ``dataset`` holds), write
+    the predictions under ``out_dir`` (``tomato.jsonl``, ``vinoground/{model}/``,
+    ``videott.jsonl``; ``tomato_out`` moves the first), score them with our scorers and
+    write ``scores.json`` beside them. ``limit``: the first N questions, pairs or videos."""
+    from tempogen.builders.eval.scoring import score_tomato, score_videott, score_vinoground
+
+    root, out = Path(dataset), Path(out_dir)
+    have = available_sets(root)
+    sets = list(have if sets is None else sets)
+    unknown = [s for s in sets if s not in SETS]
+    if unknown:
+        raise InputFileError(f"unknown set(s) {unknown}; known: {', '.join(SETS)}")
+    missing = [s for s in sets if s not in have]
+    if missing or not sets:
+        raise MissingFileError(
+            f"{root}: holds no {', '.join(missing) or 'benchmark'} (it holds: "
+            f"{', '.join(have) or 'nothing'}; build a dataset first)"
+        )
+    unknown = [s for s in settings if s not in SETTINGS]
+    if unknown:
+        raise InputFileError(f"unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
+    cache = Path(cache_dir) if cache_dir else root / "model_cache" / _safe(config.model)
+    ask = _Asker(config, cache, sleep)
+    result = RunResult(Path(tomato_out) if tomato_out else out / "tomato.jsonl")
+    for name in sets:
+        if name == "tomato":
+            _run_tomato(root, ask, result.predictions, settings, limit, progress)
+            result.files[name] = result.predictions
+            result.scores[name] = score_tomato(root, result.predictions)
+        elif name == "vinoground":
+            folder = out / "vinoground"
+            _run_vinoground(root / "vinoground", ask, folder / _safe(config.model), limit,
+                            progress)  # fmt: skip
+            result.files[name] = folder
+            result.scores[name] = score_vinoground(root / "vinoground", folder)
+        else:
+            path = out / "videott.jsonl"
+            _run_videott(root / "videott", ask, path, limit, progress)
+            result.files[name] = path
+            result.scores[name] = score_videott(root / "videott", path)
+    write_json(out / "scores.json", result.scores)
+    result.asked, result.cache_hits = ask.asked, ask.cache_hits
+    result.requests, result.log = ask.stats.requests, ask.stats.log
+    return result
 
 
 def run_model(
@@ -81,25 +213,41 @@ def run_model(
     progress: bool = True,
     sleep: Callable[[float], None] | None = None,
 ) -> RunResult:
-    """Ask ``config``'s model every question of ``dataset`` (or the first ``limit``) at each of
-    ``settings`` and write ``out``: one JSONL line per answer with ``task``, ``id``,
-    ``setting``, ``frames`` and ``response``, the format ``tempogen eval tomato`` reads."""
+    """Ask ``config``'s model every TOMATO question of ``dataset`` (or the first ``limit``) at
+    each of ``settings`` and write ``out``: one JSONL line per answer with ``task``, ``id``,
+    ``setting``, ``frames``, ``model`` and ``response``, the format ``tempogen eval tomato``
+    reads."""
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
         raise InputFileError(f"unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
     root = Path(dataset)
+    cache = Path(cache_dir) if cache_dir else root / "model_cache" / _safe(config.model)
+    ask = _Asker(config, cache, sleep)
+    result = RunResult(Path(out), files={"tomato": Path(out)})
+    _run_tomato(root, ask, Path(out), settings, limit, progress)
+    result.asked, result.cache_hits = ask.asked, ask.cache_hits
+    result.requests, result.log = ask.stats.requests, ask.stats.log
+    return result
+
+
+def _run_tomato(
+    root: Path,
+    ask: _Asker,
+    out: Path,
+    settings: Sequence[str],
+    limit: int | None,
+    progress: bool,
+) -> None:
+    """TOMATO's questions at ``settings``, written to ``out``."""
     manifest = root / "manifest.jsonl"
     if not manifest.is_file():
         raise MissingFileError(f"{root}: no manifest.jsonl (build a dataset first)")
     rows = [r for r in read_manifest(manifest) if (r.get("labels") or {}).get("tracks")]
     rows = rows[:limit] if limit is not None else rows
     seed = dataset_seed(manifest)
-    cache = Path(cache_dir) if cache_dir else root / "model_cache" / _safe(config.model)
-    client = chat_client(config)
-    result = RunResult(Path(out))
-    stats = LLMResult(pairs=[])
     lines: list[dict[str, Any]] = []
-    with tqdm(total=len(rows) * len(settings), unit="question", disable=not progress) as bar:
+    with tqdm(total=len(rows) * len(settings), unit="question", desc="tomato",
+              disable=not progress) as bar:  # fmt: skip
         for row in rows:
             labels = Labels.from_json(row["labels"])
             rs = row_seed(seed, str(row["id"]))  # the frames the validity audit shows
@@ -108,22 +256,126 @@ def run_model(
             decoded = dict(zip(wanted, frames_at(root / row["video"], wanted)))  # once a clip
             for setting, idx in shown.items():
                 frames = np.stack([decoded[int(i)] for i in idx])
-                messages = messages_for(row, frames, setting)
-                key = cache_key(config.base_url, config.model, messages)
-                path = cache / key[:2] / f"{key}.json"
-                if path.is_file():
-                    reply = json.loads(path.read_text(encoding="utf-8"))["response"]
-                    result.cache_hits += 1
-                else:
-                    reply = ask_chat(client, config, messages, sleep or time.sleep, stats)
-                    write_json(path, {"model": config.model, "response": reply})
-                    result.asked += 1
+                reply = ask(messages_for(row, frames, setting))
                 lines.append({"task": row["task"], "id": str(row["id"]), "setting": setting,
-                              "frames": len(idx), "response": reply})  # fmt: skip
+                              "frames": len(idx), "model": ask.config.model,
+                              "response": reply})  # fmt: skip
                 bar.update(1)
     write_jsonl(out, lines)
-    result.requests, result.log = stats.requests, stats.log
-    return result
+
+
+def _load_list(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        raise MissingFileError(f"{path}: no such file")
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as exc:
+        raise InputFileError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
+    if not isinstance(data, list) or not all(isinstance(q, dict) for q in data):
+        raise InputFileError(f"{path}: expected a JSON list of objects")
+    return data
+
+
+def _vino_reply(reply: str, kind: str, question: str) -> dict[str, str]:
+    """A Vinoground results line's reply: ``response`` is the chosen letter when our parser
+    finds one (Vinoground's ``get_score_all.py`` compares a response's first character with
+    GT), else the reply itself; ``raw_response`` always keeps the reply."""
+    if kind == "video":
+        options = list(VINO_VIDEO_OPTIONS)
+    else:
+        m = re.search(r"\bA\.\s*(.*),\s*B\.\s*(.*?)\s*$", question, re.DOTALL)
+        options = [m.group(1).strip(), m.group(2).strip()] if m else ["A", "B"]
+    choice = parse_choice(reply, options)
+    return {"response": "AB"[choice] if choice is not None else reply, "raw_response": reply}
+
+
+def _run_vinoground(root: Path, ask: _Asker, out: Path, limit: int | None, progress: bool) -> None:
+    """Both tasks of every pair (or the first ``limit`` pairs) of the Vinoground export in
+    ``root``, written as ``out/textscore-response.jsonl`` and ``out/videoscore-response.jsonl``.
+
+    Text task: :data:`SAMPLES` uniform frames of one clip. Video task: as many frames of the
+    concatenated clip (positive, 2 s of black, negative), uniform with at least one black
+    frame (``sampling.vinoground``); the parts' lengths come from the two clips themselves.
+    """
+    text_qs = _load_list(root / "vinoground_textscore.json")
+    video_qs = _load_list(root / "vinoground_videoscore.json")
+    by_pair: dict[str, dict[str, dict[str, Any]]] = {}
+    for kind, qs in (("text", text_qs), ("video", video_qs)):
+        for i, q in enumerate(qs):
+            idx = str(q.get("idx", ""))
+            pair, _, side = idx.rpartition("_")
+            if side not in ("pos", "neg") or not q.get("video_name") or not q.get("question"):
+                raise InputFileError(
+                    f"{root / f'vinoground_{kind}score.json'}[{i}]: needs idx '{{i}}_pos' or "
+                    "'{i}_neg', question and video_name"
+                )
+            by_pair.setdefault(pair, {})[f"{kind}:{side}"] = q
+    pairs = list(by_pair.items())[:limit] if limit is not None else list(by_pair.items())
+    lines: dict[str, list[dict[str, Any]]] = {"text": [], "video": []}
+    with tqdm(total=4 * len(pairs), unit="question", desc="vinoground",
+              disable=not progress) as bar:  # fmt: skip
+        for pair, qs in pairs:
+            lacking = [k for k in ("text:pos", "text:neg", "video:pos", "video:neg") if k not in qs]
+            if lacking:
+                raise InputFileError(f"{root}: pair {pair!r} lacks question(s) {lacking}")
+            clips = {}
+            for side in ("pos", "neg"):
+                path = root / qs[f"text:{side}"]["video_name"]
+                n = probe(path).num_frames
+                clips[side] = n
+                frames = frames_at(path, uniform(n, SAMPLES))
+                q = qs[f"text:{side}"]
+                reply = ask(_message(VINO_PROMPT.format(n=SAMPLES, question=q["question"]),
+                                     frames))  # fmt: skip
+                lines["text"].append(
+                    {"idx": q["idx"], "kind": "text", **_vino_reply(reply, "text", q["question"])}
+                )
+                bar.update(1)
+            concat = root / qs["video:pos"]["video_name"]
+            info = probe(concat)
+            gap = info.num_frames - clips["pos"] - clips["neg"]
+            if gap != round(GAP_SECONDS * info.fps):
+                raise InputFileError(
+                    f"{concat}: {info.num_frames} frames are not pos ({clips['pos']}) + "
+                    f"{GAP_SECONDS:g} s of black + neg ({clips['neg']}) at {info.fps:g} fps"
+                )
+            frames = frames_at(concat, vinoground(clips["pos"], gap, clips["neg"], SAMPLES))
+            for side in ("pos", "neg"):
+                q = qs[f"video:{side}"]
+                reply = ask(_message(VINO_PROMPT.format(n=SAMPLES, question=q["question"]),
+                                     frames))  # fmt: skip
+                lines["video"].append(
+                    {"idx": q["idx"], "kind": "video", **_vino_reply(reply, "video", "")}
+                )
+                bar.update(1)
+    write_jsonl(out / "textscore-response.jsonl", lines["text"])
+    write_jsonl(out / "videoscore-response.jsonl", lines["video"])
+
+
+def _run_videott(root: Path, ask: _Asker, out: Path, limit: int | None, progress: bool) -> None:
+    """Every question of the Video-TT export in ``root`` (or those of the first ``limit``
+    videos) with the clip's :data:`SAMPLES` uniform frames, written to ``out``."""
+    path = root / "videott.json"
+    videos = _load_list(path)
+    videos = videos[:limit] if limit is not None else videos
+    lines: list[dict[str, Any]] = []
+    total = sum(len(v.get("questions") or []) for v in videos)
+    with tqdm(total=total, unit="question", desc="videott", disable=not progress) as bar:
+        for i, video in enumerate(videos):
+            if not video.get("video") or not isinstance(video.get("questions"), list):
+                raise InputFileError(f"{path}[{i}]: needs video and a list of questions")
+            clip = root / video["video"]
+            frames = frames_at(clip, uniform(probe(clip).num_frames, SAMPLES))
+            for q in video["questions"]:
+                if q.get("kind") == "multiple_choice":
+                    messages = messages_for(q, frames, "uniform16")  # TOMATO's uniform16 ask
+                else:
+                    text = OPEN_PROMPT.format(n=len(frames), question=q["question"])
+                    messages = _message(text, frames)
+                lines.append({"qid": q["qid"], "video_id": video["video_id"], "kind": q["kind"],
+                              "model": ask.config.model, "response": ask(messages)})  # fmt: skip
+                bar.update(1)
+    write_jsonl(out, lines)
 
 
 def _safe(name: str) -> str:

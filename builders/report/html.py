@@ -1,19 +1,24 @@
-"""One static HTML page indexing a dataset: every sample's question, options, answer and sheet.
+"""One static HTML page indexing a dataset: every sample's question, options, hidden answer,
+contact sheet and playable clip, with filters.
 
-Self-contained (inline CSS, no scripts, no external assets) so it opens from disk or any static
-host; every path in it is relative to the page's own folder.
+Self-contained (inline CSS and a small inline script, no external assets) so it opens from
+disk (file://) or any static host; every path in it is relative to the page's own folder.
+Filters are generic: each entry of :data:`FILTERS` reads a row's values for one attribute;
+every card carries them as ``data-f-{key}`` and the script shows the cards that have, for
+every filter with a ticked box, one of the ticked values.
 """
 
 from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from tempogen.generators.motion import get_motion
 from tempogen.io import write_text
 from tempogen.questions import TASKS
 
@@ -26,7 +31,15 @@ table.counts td.n{text-align:right}
 section.task{margin-bottom:2em}
 div.sample{display:flex;gap:1em;background:#fff;border:1px solid #ddd;border-radius:6px;
 padding:.7em;margin:.6em 0}
-div.sample img{width:320px;height:auto;border:1px solid #ccc;display:block}
+div.sample[hidden],section.task[hidden]{display:none}
+div.sample img,div.sample video{width:320px;height:auto;border:1px solid #ccc;display:block;
+background:#000}
+div.media{display:flex;gap:.5em;flex-wrap:wrap;align-items:flex-start}
+form.filters{padding:.4em 0;
+border-bottom:1px solid #ddd;display:flex;flex-wrap:wrap;gap:.5em}
+form.filters fieldset{border:1px solid #ccc;border-radius:4px;padding:.2em .5em;margin:0}
+form.filters label{margin-right:.6em;white-space:nowrap}
+form.filters .n,.shown{color:#666}
 div.meta{flex:1;min-width:0}
 .id{font-family:monospace;font-weight:bold}
 .gen{color:#666;margin-left:.5em}
@@ -34,7 +47,10 @@ div.meta{flex:1;min-width:0}
 margin-right:.3em;font-size:12px}
 ol.opts{list-style:none;padding-left:.5em;margin:.4em 0}
 ol.opts li{padding:.1em .4em;border-radius:3px}
-ol.opts li.answer{background:#d6f5d6;font-weight:bold}
+ol.opts li .mark{display:none}
+div.sample:has(details[open]) li.answer{background:#d6f5d6;font-weight:bold}
+div.sample:has(details[open]) li.answer .mark{display:inline}
+details.reveal summary{cursor:pointer;color:#236}
 p.q{margin:.4em 0;white-space:pre-wrap}
 """.strip()
 
@@ -61,8 +77,105 @@ def _letter(i: int) -> str:
     return s
 
 
-def _sample(row: dict[str, Any], sheets_rel: str, page_dir: Path) -> str:
-    """The HTML block of one sample."""
+DEMONSTRATIONS = {"human": "human", "object3d": "3D object", "2d": "2D"}
+
+
+def _demonstration(row: dict[str, Any]) -> list[str]:
+    """Human, 3D object or 2D, from the renderer of the row's motion pattern; a row whose
+    generator is not a registered pattern keeps its own ``demonstration_type``."""
+    try:
+        renderer = get_motion(str(row.get("generator", ""))).renderer
+    except KeyError:
+        return [str(row.get("demonstration_type") or "other")]
+    return [DEMONSTRATIONS.get(renderer, renderer)]
+
+
+def _value(field: str) -> Callable[[dict[str, Any]], list[str]]:
+    """A row's ``field`` as one filter value ("none" when the row lacks it)."""
+
+    def read(row: dict[str, Any]) -> list[str]:
+        value = row.get(field)
+        return ["none" if value is None or value == "" else str(value)]
+
+    return read
+
+
+def _present(field: str) -> Callable[[dict[str, Any]], list[str]]:
+    """Whether a row carries a (true) ``field``: "yes" or "no"."""
+    return lambda row: ["yes" if row.get(field) else "no"]
+
+
+# (key, legend, a row's values). A filter shows only when its values differ between rows, so
+# attributes that rows may carry later (a noise encoding, a minimal-pair mark) cost nothing
+# until they do; a new filter is one line here.
+FILTERS: tuple[tuple[str, str, Callable[[dict[str, Any]], list[str]]], ...] = (
+    ("task", "task", _value("task")),
+    ("type", "demonstration", _demonstration),
+    ("variation", "variation",
+     lambda r: [k for k, v in (r.get("variation") or {}).items() if v == 1] or ["none"]),
+    ("edited", "edited variant", lambda r: ["edited" if r.get("edits") else "original"]),
+    ("encoding", "encoding", _value("encoding")),
+    ("pair", "minimal pair", _present("pair")),
+)  # fmt: skip
+SEPARATOR = "|"  # between a card's values of one filter (values never hold it: see _values)
+
+SCRIPT = """
+(function () {
+  var cards = Array.prototype.slice.call(document.querySelectorAll("div.sample"));
+  var boxes = Array.prototype.slice.call(document.querySelectorAll("form.filters input"));
+  function values(card, key) {
+    return (card.getAttribute("data-f-" + key) || "").split("|");
+  }
+  function passes(card, want, skip) {
+    for (var key in want) {
+      if (key === skip) continue;
+      var vals = values(card, key);
+      if (!vals.some(function (v) { return want[key].indexOf(v) >= 0; })) return false;
+    }
+    return true;
+  }
+  function apply() {
+    var want = {};
+    boxes.forEach(function (b) {
+      if (b.checked) (want[b.name] = want[b.name] || []).push(b.value);
+    });
+    var shown = 0;
+    cards.forEach(function (c) {
+      c.hidden = !passes(c, want, null);
+      if (!c.hidden) shown++;
+    });
+    boxes.forEach(function (b) {
+      var n = cards.filter(function (c) {
+        return passes(c, want, b.name) && values(c, b.name).indexOf(b.value) >= 0;
+      }).length;
+      b.parentNode.querySelector(".n").textContent = "(" + n + ")";
+    });
+    document.querySelectorAll("section.task").forEach(function (s) {
+      var n = s.querySelectorAll("div.sample:not([hidden])").length;
+      s.hidden = n === 0;
+      s.querySelector("h2 small").textContent = "(" + n + ")";
+    });
+    document.getElementById("shown").textContent = shown;
+  }
+  boxes.forEach(function (b) { b.addEventListener("change", apply); });
+  document.getElementById("clear").addEventListener("click", function () {
+    boxes.forEach(function (b) { b.checked = false; });
+    apply();
+  });
+  apply();
+})();
+""".strip()
+
+
+def _values(row: dict[str, Any]) -> dict[str, list[str]]:
+    """A row's values for every filter (the separator replaced in each value)."""
+    return {key: [v.replace(SEPARATOR, "/") for v in read(row)] for key, _, read in FILTERS}
+
+
+def _sample(
+    row: dict[str, Any], sheets_rel: str, page_dir: Path, values: dict[str, list[str]]
+) -> str:
+    """The HTML card of one sample: sheet and clip, question, options and the hidden answer."""
     rid = str(row["id"])
     options = list(row.get("options", []))
     answer = row.get("answer")
@@ -70,23 +183,55 @@ def _sample(row: dict[str, Any], sheets_rel: str, page_dir: Path) -> str:
         raise ValueError(f"row {rid!r}: field 'answer' {answer!r} is not an index into options")
     items = []
     for i, opt in enumerate(options):
-        cls = ' class="answer" title="correct answer"' if i == answer else ""
-        mark = " &#10003;" if i == answer else ""
+        cls = ' class="answer"' if i == answer else ""
+        mark = ' <span class="mark">&#10003;</span>' if i == answer else ""
         items.append(f"<li{cls}>{_letter(i)}. {_e(opt)}{mark}</li>")
     flags = [k for k, v in (row.get("variation") or {}).items() if v == 1]
     flag_html = "".join(f'<span class="flag">{_e(k)}</span>' for k in flags)
     sheet = _href(f"{sheets_rel.rstrip('/')}/{rid}.png", page_dir)
     video = _href(row["video"], page_dir) if row.get("video") else ""
     video_link = f' &middot; <a href="{video}">video</a>' if video else ""
+    player = (
+        f'<video controls preload="none" src="{video}" aria-label="clip {_e(rid)}"></video>'
+        if video
+        else ""
+    )
+    data = "".join(f' data-f-{key}="{_e(SEPARATOR.join(vals))}"' for key, vals in values.items())
     return (
-        f'<div class="sample" id="s-{_e(rid)}">'
-        f'<a href="{sheet}"><img loading="lazy" src="{sheet}" alt="contact sheet of {_e(rid)}">'
-        f"</a>"
+        f'<div class="sample" id="s-{_e(rid)}"{data}>'
+        f'<div class="media"><a href="{sheet}"><img loading="lazy" src="{sheet}" '
+        f'alt="contact sheet of {_e(rid)}"></a>{player}</div>'
         f'<div class="meta"><div><span class="id">{_e(rid)}</span>'
         f'<span class="gen">{_e(row.get("generator", ""))}</span>{video_link}</div>'
         f"<div>{flag_html}</div>"
         f'<p class="q">{_e(row.get("question", ""))}</p>'
-        f'<ol class="opts">{"".join(items)}</ol></div></div>'
+        f'<ol class="opts">{"".join(items)}</ol>'
+        f'<details class="reveal"><summary>answer</summary>{_letter(answer)}. '
+        f"{_e(options[answer])}</details></div></div>"
+    )
+
+
+def _filters(values: list[dict[str, list[str]]]) -> str:
+    """The filter form: a box per value of every filter whose values differ between rows,
+    each with its count (the script keeps the counts in step with the other filters)."""
+    groups = []
+    for key, legend, _ in FILTERS:
+        counts = Counter(v for vals in values for v in dict.fromkeys(vals[key]))
+        if len(counts) < 2:
+            continue
+        first = list(TASKS) if key == "task" else []
+        names = [v for v in first if v in counts] + sorted(v for v in counts if v not in first)
+        boxes = "".join(
+            f'<label><input type="checkbox" name="{key}" value="{_e(v)}"> {_e(v)} '
+            f'<span class="n">({counts[v]})</span></label>'
+            for v in names
+        )
+        groups.append(f'<fieldset data-key="{key}"><legend>{_e(legend)}</legend>{boxes}</fieldset>')
+    return (
+        '<form class="filters" onsubmit="return false">'
+        + "".join(groups)
+        + f'<p class="shown">showing <b id="shown">{len(values)}</b> of {len(values)} '
+        '<button type="button" id="clear">clear filters</button></p></form>\n'
     )
 
 
@@ -97,11 +242,12 @@ def write_index(
     title: str = "tempogen dataset",
     links: Sequence[tuple[str, str]] = (),
 ) -> None:
-    """Write a static HTML index of ``rows`` grouped by task, with counts at the top.
+    """Write a static HTML index of ``rows`` grouped by task, with counts and filters at the
+    top; each card's answer is hidden until its "answer" is clicked.
 
-    Each sample links its contact sheet ``{sheets_rel}/{id}.png`` and its video ``row["video"]``,
-    both relative to ``out_path``'s folder; ``links`` are (text, relative href) pairs to other
-    parts of the dataset, listed under the counts.
+    Each sample shows its contact sheet ``{sheets_rel}/{id}.png`` and plays its video
+    ``row["video"]``, both relative to ``out_path``'s folder; ``links`` are (text, relative
+    href) pairs to other parts of the dataset, listed under the counts.
     """
     out_path = Path(out_path)
     page_dir = out_path.parent.resolve()
@@ -111,13 +257,14 @@ def write_index(
     order = [t for t in TASKS if t in groups] + sorted(t for t in groups if t not in TASKS)
     anchors = {t: f"task-{i}" for i, t in enumerate(order)}
     gens = Counter(str(r.get("generator", "")) for r in rows)
+    values = {id(r): _values(r) for r in rows}
     count_rows = "".join(
         f'<tr><td><a href="#{anchors[t]}">{_e(t)}</a></td><td class="n">{len(groups[t])}</td></tr>'
         for t in order
     )
     sections = []
     for t in order:
-        body = "".join(_sample(r, sheets_rel, page_dir) for r in groups[t])
+        body = "".join(_sample(r, sheets_rel, page_dir, values[id(r)]) for r in groups[t])
         sections.append(
             f'<section class="task" id="{anchors[t]}"><h2>{_e(t)} '
             f"<small>({len(groups[t])})</small></h2>{body}</section>"
@@ -139,7 +286,8 @@ def write_index(
             if links
             else ""
         )
+        + _filters([values[id(r)] for r in rows])
         + "\n".join(sections)
-        + "\n</body></html>\n"
+        + f"\n<script>{SCRIPT}</script>\n</body></html>\n"
     )
     write_text(out_path, page)

@@ -9,6 +9,7 @@ frame sampling and scorer are the real ones.
 from __future__ import annotations
 
 import base64
+import csv
 import json
 import re
 import subprocess
@@ -28,7 +29,7 @@ fps: 10
 duration: [3, 4]
 samples_per_task: 2
 variants: {share: 0}
-vinoground: {pairs: 0}
+vinoground: {pairs: 2}
 retrieval: {pairs: 0}
 shortcuts: "off"
 """
@@ -42,6 +43,11 @@ class ToyModel(ChatServer):
         self.size = size
         self.seen: list[tuple[str, list[float]]] = []  # (prompt, each image's mean level)
         self.requests = 0
+
+    def answer(self, text: str, images: list[np.ndarray]) -> str | None:
+        """TOMATO's rule: the letter at (number of images) mod (number of options)."""
+        letters = re.findall(r"^([A-H])\. ", text, flags=re.M)
+        return f"Answer: {letters[len(images) % len(letters)]}"
 
 
 class Handler(ChatHandler):
@@ -57,7 +63,7 @@ class Handler(ChatHandler):
             return
         parts = body["messages"][0]["content"]
         text = next(p["text"] for p in parts if p["type"] == "text")
-        means = []
+        images = []
         for p in parts:
             if p["type"] != "image_url":
                 continue
@@ -69,11 +75,14 @@ class Handler(ChatHandler):
                     400, {"error": {"message": "not a frame", "type": "invalid_request"}}
                 )
                 return
-            means.append(float(img.mean()))
-        letters = re.findall(r"^([A-H])\. ", text, flags=re.M)
+            images.append(img)
         with self.server.lock:
-            self.server.seen.append((text, means))
-        self.send_reply(body["model"], f"Answer: {letters[len(means) % len(letters)]}")
+            self.server.seen.append((text, [float(img.mean()) for img in images]))
+        reply = self.server.answer(text, images)
+        if reply is None:
+            self.send_json(400, {"error": {"message": "unknown frames", "type": "invalid_request"}})
+            return
+        self.send_reply(body["model"], reply)
 
 
 @pytest.fixture(scope="module")
@@ -98,6 +107,7 @@ def _run(dataset: Path, url: str, out: Path, cache: Path) -> subprocess.Complete
     return subprocess.run(
         [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(dataset),
          "--endpoint", url, "--model", "toy", "--settings", "uniform16,shuffled16,random1",
+         "--set", "tomato",
          "--out", str(out), "--cache", str(cache), "-q"],
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
@@ -151,10 +161,181 @@ def test_unreachable_endpoint_is_one_clear_error(dataset, tmp_path) -> None:
     proc = subprocess.run(
         [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(dataset),
          "--endpoint", "http://127.0.0.1:9/v1", "--model", "toy", "--attempts", "1",
-         "--out", str(tmp_path / "p.jsonl"), "--cache", str(tmp_path / "c"), "-q"],
+         "--out", str(tmp_path / "run"), "--cache", str(tmp_path / "c"), "-q"],
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("tempogen: error: http://127.0.0.1:9/v1 (model toy)")
     assert "cannot connect" in proc.stderr
-    assert not (tmp_path / "p.jsonl").exists()  # nothing half-written
+    assert not (tmp_path / "run").exists()  # nothing half-written
+
+
+def _thumbs(frames: list[np.ndarray]) -> np.ndarray:
+    """Small grey thumbnails: what the toy compares frames by (JPEG noise averages out)."""
+    return np.stack([
+        cv2.resize(cv2.cvtColor(f, cv2.COLOR_BGR2GRAY), (48, 27), interpolation=cv2.INTER_AREA)
+        for f in frames
+    ]).astype(np.float32)  # fmt: skip
+
+
+def _decode(path: Path) -> list[np.ndarray]:
+    cap = cv2.VideoCapture(str(path))
+    frames = []
+    while True:
+        ok, frame = cap.read()
+        if not ok:
+            break
+        frames.append(frame)
+    cap.release()
+    return frames
+
+
+class BenchModel(ToyModel):
+    """The toy model, which also knows each Vinoground clip's frames and captions and each
+    Video-TT clip's frames and answers, recognises what it is shown by its pixels alone, and
+    answers: Vinoground text questions right; video questions right for even pairs and wrong
+    for odd ones (its known blind spot); Video-TT open questions right except wrongly-led ones
+    ("I cannot tell."); multiple choice by TOMATO's image-count rule. A request whose frames it
+    cannot place (a video question without a black frame between two clips) gets HTTP 400."""
+
+    def __init__(self, size: tuple[int, int], dataset: Path) -> None:
+        super().__init__(size)
+        vino = dataset / "vinoground"
+        self.clips = []  # (pair, caption, thumbnails of every frame)
+        with open(vino / "vinoground.csv", newline="") as f:
+            for row in list(csv.DictReader(f)):
+                for side in ("pos", "neg"):
+                    frames = _decode(vino / "videos" / f"{row[f'{side}_vid']}.mp4")
+                    self.clips.append((int(row["index"]), row[f"{side}_cal"], _thumbs(frames)))
+        self.videos = []  # (thumbnails of TOMATO's 16 uniform frames, {question: (kind, answer)})
+        for v in json.loads((dataset / "videott" / "videott.json").read_text()):
+            frames = _decode(dataset / "videott" / v["video"])
+            idx = np.linspace(0, len(frames) - 1, 16, dtype=int)
+            qs = {q["question"]: (q["kind"], q["answer"]) for q in v["questions"]}
+            self.videos.append((_thumbs([frames[i] for i in idx]), qs))
+        self.placed = {"text": 0, "video": 0, "videott": 0}
+
+    def _clip(self, images: list[np.ndarray]) -> tuple[int, str] | None:
+        """The Vinoground clip whose frames, in time order, best match ``images``: the least
+        total distance of each image to a frame, the frames non-decreasing (a clip and its
+        counterfactual hold the same frames in another order)."""
+        thumbs = _thumbs(images)
+        best, cost = None, np.inf
+        for pair, caption, frames in self.clips:
+            d = np.abs(thumbs[:, None] - frames[None]).mean(axis=(2, 3))  # image x frame
+            total = d[0]
+            for row in d[1:]:
+                total = row + np.minimum.accumulate(total)
+            if total.min() < cost:
+                best, cost = (pair, caption), float(total.min())
+        return best if cost / len(images) < 4.0 else None
+
+    def answer(self, text: str, images: list[np.ndarray]) -> str | None:
+        if "Which caption best describes this video?" in text:
+            clip = self._clip(images)
+            m = re.search(r"A\. (.*), B\. (.*)\nAnswer", text)
+            if clip is None or m is None or clip[1] not in m.groups():
+                return None
+            self.placed["text"] += 1
+            return "AB"[m.groups().index(clip[1])]
+        if "Which video segment matches this caption?" in text:
+            black = [float(img.mean()) < 16 for img in images]
+            if True not in black:
+                return None
+            start = black.index(True)
+            end = start + black[start:].index(False) if False in black[start:] else len(black)
+            first, second = self._clip(images[:start]), self._clip(images[end:])
+            caption = re.search(r"Caption: (.*)\. A\. First segment", text)
+            if first is None or second is None or first[0] != second[0] or caption is None:
+                return None
+            self.placed["video"] += 1
+            right = first[1] == caption.group(1)
+            return "A" if right == (first[0] % 2 == 0) else "B"
+        if text.rstrip().endswith("Answer in a few words."):
+            thumbs = _thumbs(images)
+            costs = [np.abs(thumbs - t).mean() if len(t) == len(thumbs) else np.inf
+                     for t, _ in self.videos]  # fmt: skip
+            question = text.split("\n")[1]
+            qs = self.videos[int(np.argmin(costs))][1]
+            if min(costs) > 4.0 or question not in qs:
+                return None
+            self.placed["videott"] += 1
+            kind, answer = qs[question]
+            return "I cannot tell." if kind == "wrongly_led" else answer
+        return super().answer(text, images)
+
+
+@pytest.mark.slow
+def test_every_set_is_asked_written_as_the_scorers_read_and_scored(dataset, tmp_path) -> None:
+    out, cache = tmp_path / "run", tmp_path / "cache"
+    with running(BenchModel((192, 108), dataset), limit_s=300) as model:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(dataset),
+             "--endpoint", model.url, "--model", "toy", "--settings", "uniform16",
+             "--out", str(out), "--cache", str(cache), "-q"],
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    rows = [json.loads(line) for line in (dataset / "manifest.jsonl").open()]
+    videott = json.loads((dataset / "videott" / "videott.json").read_text())
+    pairs = list(csv.DictReader((dataset / "vinoground" / "vinoground.csv").open(newline="")))
+    assert len(pairs) == 2
+    # every request was placed by its pixels; a Video-TT multiple-choice question is TOMATO's
+    # uniform16 request, answered from the one cache
+    assert model.placed == {"text": 4, "video": 4, "videott": 4 * len(videott)}
+    assert model.requests == 1 + len(rows) + 8 + 4 * len(videott)
+    scores = json.loads((out / "scores.json").read_text())
+    assert sorted(scores) == ["tomato", "videott", "vinoground"]
+
+    # Vinoground: Vinoground's own results layout, a letter first in every response (its
+    # get_score_all.py compares a response's first character with GT), scored by ours
+    results = out / "vinoground" / "toy"
+    gt = {}
+    for kind in ("text", "video"):
+        for q in json.loads((dataset / "vinoground" / f"vinoground_{kind}score.json").read_text()):
+            gt[(kind, q["idx"])] = q["GT"]
+    first_char = {}
+    for kind in ("text", "video"):
+        for line in (results / f"{kind}score-response.jsonl").read_text().splitlines():
+            p = json.loads(line)
+            first_char[(kind, p["idx"])] = p["response"][0] == gt[(kind, p["idx"])]
+    assert len(first_char) == 8
+    for i in range(2):
+        text_ok = first_char[("text", f"{i}_pos")] and first_char[("text", f"{i}_neg")]
+        video_ok = first_char[("video", f"{i}_pos")] and first_char[("video", f"{i}_neg")]
+        assert (text_ok, video_ok) == (True, i % 2 == 0), i
+    vino = scores["vinoground"]["models"]["toy"]
+    assert (vino["text"], vino["video"], vino["group"]) == (100.0, 50.0, 50.0)
+    assert vino["questions"]["video"] == {"answered": 4, "correct": 2, "unparsable": 0,
+                                          "missing": 0}  # fmt: skip
+    from tempogen.builders.eval.scoring import score_videott, score_vinoground
+
+    assert score_vinoground(dataset / "vinoground", results)["models"]["toy"] == vino
+
+    # Video-TT: right on every open kind but wrongly-led; multiple choice by the letter rule
+    tt = scores["videott"]["models"]["toy"]
+    n = len(videott)
+    for kind in ("primary", "rephrased", "correctly_led"):
+        assert tt["per_kind"][kind] == {"correct": n, "total": n, "accuracy": 100.0}, kind
+    assert tt["per_kind"]["wrongly_led"]["correct"] == 0
+    mc = sum(
+        16 % len(q["options"]) == q["answer_index"]
+        for v in videott for q in v["questions"] if q["kind"] == "multiple_choice"
+    )  # fmt: skip
+    assert tt["per_kind"]["multiple_choice"]["correct"] == mc
+    assert tt["robustness"] == {"all_correct": 0, "primary_correct": n, "score": 0.0}
+    assert tt["missing"] == tt["unparsable"] == 0
+    assert score_videott(dataset / "videott", out / "videott.jsonl")["models"]["toy"] == tt
+
+    # TOMATO: as before, one setting here
+    runs = scores["tomato"]["models"]["toy"]["runs"]
+    right = sum(16 % len(r["options"]) == r["answer"] for r in rows)
+    assert (runs["uniform16"]["correct"], runs["uniform16"]["total"]) == (right, len(rows))
+    # a rerun asks nothing (the server is gone)
+    again = subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(dataset),
+         "--endpoint", model.url, "--model", "toy", "--settings", "uniform16",
+         "--out", str(out), "--cache", str(cache), "-q", "--set", "vinoground"],
+        capture_output=True, text=True, timeout=600,
+    )  # fmt: skip
+    assert again.returncode == 0 and "asked 0, from cache 8" in again.stdout, again.stderr
