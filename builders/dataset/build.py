@@ -165,7 +165,9 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
     for export in all_exports():
         export(rows, out)
     if cfg.vinoground.pairs:
-        build_vinoground(out / "vinoground", cfg.vinoground.pairs, cfg.seed, *cfg.size, cfg.fps)
+        build_vinoground(
+            out / "vinoground", cfg.vinoground.pairs, cfg.seed, *cfg.size, cfg.fps, jobs=jobs
+        )
     retrieval = _retrieval(out, cfg, progress)
     links = []
     if retrieval is not None:

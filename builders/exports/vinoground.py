@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import os
 import random
 from pathlib import Path
 from typing import Any
@@ -17,7 +18,7 @@ import cv2
 
 from tempogen.editing.clip import Clip
 from tempogen.editing.ops import pair_with_black_gap
-from tempogen.generators.pairs import PairSpec, plan_pairs, render_pair
+from tempogen.generators.pairs import GAP_SECONDS, PairSpec, concat_name, plan_pairs, render_pair
 from tempogen.io import write_json, write_text
 from tempogen.resume import commit, lookup, spec_hash
 from tempogen.video import sha256_file
@@ -35,7 +36,6 @@ CSV_COLUMNS = (
     "neg_end",
     "neg_cal",
 )
-GAP_SECONDS = 2.0
 TEXT_QUESTION = "Which caption best describes this video? A. {a}, B. {b}"
 VIDEO_QUESTION = (
     "Which video segment matches this caption? Note: The video contains two segments separated "
@@ -43,10 +43,6 @@ VIDEO_QUESTION = (
     "B. Second segment (after black frame)"
 )
 BLACK_LEVEL = 16.0  # mean pixel value below which a decoded frame counts as black
-
-
-def _concat_name(index: int) -> str:
-    return f"videos/pair{index}_concat.mp4"
 
 
 def _seconds(pair: dict[str, Any]) -> float:
@@ -85,7 +81,7 @@ def export_vinoground(pairs: list[dict[str, Any]], out_dir: Path, seed: int = 0)
                     "GT": "AB"[options.index(p[f"{side}_caption"])],
                 }
             )
-        concat = _concat_name(i)
+        concat = concat_name(i)
         if not (out_dir / concat).is_file():
             _write_concat(out_dir, p)
         for side, gt in (("pos", "A"), ("neg", "B")):
@@ -105,7 +101,7 @@ def export_vinoground(pairs: list[dict[str, Any]], out_dir: Path, seed: int = 0)
 
 def _write_concat(out_dir: Path, pair: dict[str, Any]) -> Path:
     """Write a pair's video-score clip (positive, black gap, negative); return its path."""
-    path = out_dir / _concat_name(int(pair["index"]))
+    path = out_dir / concat_name(int(pair["index"]))
     clip = pair_with_black_gap(
         Clip.from_video(out_dir / pair["pos_video"]),
         Clip.from_video(out_dir / pair["neg_video"]),
@@ -191,24 +187,12 @@ def _record_path(out_dir: Path, index: int) -> Path:
     return out_dir / "records" / f"pair{index}.json"
 
 
-def _spec_json(spec: PairSpec) -> dict[str, Any]:
-    return {
-        "index": spec.index,
-        "seed": spec.seed,
-        "width": spec.width,
-        "height": spec.height,
-        "fps": spec.fps,
-        "seconds": spec.seconds,
-        "kinds": list(spec.kinds),
-    }
-
-
 def _videos(out_dir: Path, index: int) -> dict[str, Path]:
     """A pair's three videos by the record field holding each one's sha256."""
     return {
         "pos_sha256": out_dir / f"videos/pair{index}_pos.mp4",
         "neg_sha256": out_dir / f"videos/pair{index}_neg.mp4",
-        "concat_sha256": out_dir / _concat_name(index),
+        "concat_sha256": out_dir / concat_name(index),
     }
 
 
@@ -218,17 +202,38 @@ def render_pair_unit(spec: PairSpec, out_dir: Path) -> dict[str, Any]:
     from tempogen.generators import build
 
     out_dir = Path(out_dir)
-    key = spec_hash(_spec_json(spec), build.RENDER_VERSION)
+    key = spec_hash(spec.to_json(), build.RENDER_VERSION)
     videos = _videos(out_dir, spec.index)
     record = _record_path(out_dir, spec.index)
     done = lookup(record, key, digests=videos)
     if done is not None:
         return done["pair"]
     pair = render_pair(spec, out_dir)
-    _write_concat(out_dir, pair)
     digests = {field: sha256_file(path) for field, path in videos.items()}
-    commit(record, {"spec": _spec_json(spec), "spec_hash": key, "pair": pair, **digests})
+    commit(record, {"spec": spec.to_json(), "spec_hash": key, "pair": pair, **digests})
     return pair
+
+
+def _unit_star(args: tuple[PairSpec, Path]) -> dict[str, Any]:
+    return render_pair_unit(*args)
+
+
+def render_pairs(specs: list[PairSpec], out_dir: Path, jobs: int | None = None) -> list[dict]:
+    """Every pair's record (:func:`render_pair_unit`) over ``jobs`` processes (default: all
+    cores), costliest first; records come back in spec order."""
+    from tempogen.generators.build import process_pool
+
+    out_dir = Path(out_dir)
+    jobs = jobs or os.cpu_count() or 1
+    costly = sorted(specs, key=lambda s: -s.num_frames * (20.0 if s.kind == "human" else 1.0))
+    args = [(s, out_dir) for s in costly]
+    if jobs <= 1 or len(specs) <= 1:
+        done = list(map(_unit_star, args))
+    else:
+        with process_pool(min(jobs, len(specs))) as pool:
+            done = list(pool.imap(_unit_star, args, chunksize=1))
+    by_index = {int(r["index"]): r for r in done}
+    return [by_index[s.index] for s in specs]
 
 
 def build_vinoground(
@@ -238,9 +243,11 @@ def build_vinoground(
     width: int = 640,
     height: int = 360,
     fps: float = 30.0,
+    jobs: int | None = None,
 ) -> Path:
-    """Plan, render (reusing pairs already rendered with the same spec and render version) and
-    export ``n_pairs`` two-event pairs as a Vinoground dataset in ``out_dir``; returns it."""
+    """Plan, render over ``jobs`` processes (reusing pairs already rendered with the same spec
+    and render version) and export ``n_pairs`` two-event pairs of every kind as a Vinoground
+    dataset in ``out_dir``; returns it."""
     out_dir = Path(out_dir)
-    records = [render_pair_unit(s, out_dir) for s in plan_pairs(n_pairs, seed, width, height, fps)]
+    records = render_pairs(plan_pairs(n_pairs, seed, width, height, fps), out_dir, jobs)
     return export_vinoground(records, out_dir, seed=seed)

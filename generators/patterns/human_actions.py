@@ -50,6 +50,12 @@ class ActionOrder(HumanMotion):
         spare = SAMPLES - 1 - HELD * m
         cuts = np.sort(rng.integers(0, spare + 1, size=m))
         starts = [int(c) + HELD * k for k, c in enumerate(cuts)]
+        self.perform(scene, seq, starts)
+        scene.ask(list(self.objects), kind=anchor)
+
+    def perform(self, scene: Scene, seq: list[str], starts: list[int]) -> None:
+        """Pose a person making gestures ``seq``, gesture k rising from sample ``starts[k]``;
+        add the hand and anchor tracks and the gesture metadata (the caller asks the query)."""
         rig = Rig.start(scene, self.name)
         targets = self._targets(rig, seq, starts)
         rig.maybe_companion()
@@ -70,7 +76,6 @@ class ActionOrder(HumanMotion):
         scene.meta["gloves"] = {s: rig.look.hands[s][0] for s in SIDES}
         scene.meta["gestures"] = seq
         scene.meta["actor"] = rig.who
-        scene.ask(list(self.objects), kind=anchor)
         rig.finish()
 
     def _targets(self, rig: Rig, seq: list[str], starts: list[int]) -> dict[str, np.ndarray]:

@@ -8,18 +8,19 @@ from pathlib import Path
 
 import pytest
 
+from tempogen.builders.eval.common import VINO_MAJOR, VINO_MINOR
 from tempogen.builders.eval.scoring import score_vinoground
 from tempogen.builders.exports.vinoground import build_vinoground, read_vinoground
+from tempogen.generators.pairs import KINDS, plan_pairs
 from tempogen.io import write_jsonl
 
-N = 3
+N = 8  # one pair of each kind (plan_pairs: kinds take turns), a simulated human included
+SIZE = {"width": 160, "height": 90, "fps": 12.0}
 
 
 @pytest.fixture(scope="module")
 def dataset(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_vinoground(
-        tmp_path_factory.mktemp("vino"), N, seed=2, width=160, height=90, fps=10.0
-    )
+    return build_vinoground(tmp_path_factory.mktemp("vino"), N, seed=2, jobs=1, **SIZE)
 
 
 def gts(root: Path, kind: str) -> dict[str, str]:
@@ -32,8 +33,9 @@ def test_read_back(dataset: Path) -> None:
     assert [p["index"] for p in pairs] == [str(i) for i in range(N)]
     for p in pairs:
         assert Counter(p["pos_cal"].split()) == Counter(p["neg_cal"].split())
-        assert p["pos_cal"] != p["neg_cal"] and p["major"] == "action"
-        assert (p["pos_start"], p["pos_end"]) == ("0", "6.0")
+        assert p["pos_cal"] != p["neg_cal"] and p["major"] in VINO_MAJOR
+        assert set(filter(None, p["minor"].split(";"))) <= set(VINO_MINOR)
+        assert (p["pos_start"], p["pos_end"]) == ("0", "3.0")
         assert p["pos_vid"] == f"pair{p['index']}_pos"
         text_pos, text_neg = p["text"]
         assert text_pos["question"] == text_neg["question"]
@@ -76,15 +78,43 @@ def test_scorer_reads_the_export(dataset: Path, tmp_path: Path) -> None:
     assert not half["problems"]
 
 
+def test_categories_in_the_csv_and_scored_per_category(dataset: Path, tmp_path: Path) -> None:
+    pairs = {p["index"]: p for p in read_vinoground(dataset)}
+    specs = plan_pairs(N, 2, SIZE["width"], SIZE["height"], SIZE["fps"])
+    assert {s.kind for s in specs} == set(KINDS)
+    for s in specs:
+        assert pairs[str(s.index)]["major"] == s.major
+        assert pairs[str(s.index)]["minor"] == ";".join(s.minors)
+    # every text answer wrong on the pairs of one major: only that major scores 0
+    wrong = {i for i, p in pairs.items() if p["major"] == "object"}
+    rows = []
+    for kind in ("text", "video"):
+        for idx, gt in gts(dataset, kind).items():
+            bad = kind == "text" and idx.split("_")[0] in wrong
+            rows.append(
+                {"model": "m", "idx": idx, "kind": kind, "response": "AB"[gt == "A"] if bad else gt}
+            )
+    write_jsonl(tmp_path / "p.jsonl", rows)
+    m = score_vinoground(dataset, tmp_path / "p.jsonl")["models"]["m"]
+    assert set(m["per_major"]) == set(VINO_MAJOR) and set(m["per_minor"]) == set(VINO_MINOR)
+    assert m["per_major"]["object"]["text"] == 0.0 and m["per_major"]["object"]["video"] == 100.0
+    assert m["per_major"]["action"]["group"] == m["per_major"]["viewpoint"]["group"] == 100.0
+    for minor, g in m["per_minor"].items():
+        kinds = {s.kind for s in specs if minor in s.minors}
+        object_only = all(KINDS[k][0] == "object" for k in kinds)
+        assert g["text"] == (0.0 if object_only else 100.0), (minor, g)
+    assert m["pairs"] == N and m["group_correct"] == N - len(wrong)
+
+
 def test_deterministic_and_resumable(dataset: Path, tmp_path: Path) -> None:
-    again = build_vinoground(tmp_path / "again", N, seed=2, width=160, height=90, fps=10.0)
+    again = build_vinoground(tmp_path / "again", N, seed=2, jobs=2, **SIZE)  # a process pool
     for name in ("vinoground.csv", "vinoground_textscore.json", "vinoground_videoscore.json"):
         assert (again / name).read_bytes() == (dataset / name).read_bytes()
     video = again / "videos" / "pair1_pos.mp4"
     stamp = video.stat().st_mtime_ns
-    build_vinoground(again, N, seed=2, width=160, height=90, fps=10.0)
+    build_vinoground(again, N, seed=2, jobs=2, **SIZE)
     assert video.stat().st_mtime_ns == stamp  # already rendered: skipped
-    other = build_vinoground(tmp_path / "other", N, seed=3, width=160, height=90, fps=10.0)
+    other = build_vinoground(tmp_path / "other", 2, seed=3, jobs=1, **SIZE)
     assert (other / "vinoground.csv").read_bytes() != (dataset / "vinoground.csv").read_bytes()
 
 
@@ -95,7 +125,7 @@ def _stamps(root: Path) -> dict[str, tuple[int, int]]:
 
 
 def _build_one(root: Path) -> Path:
-    return build_vinoground(root, 1, seed=2, width=160, height=90, fps=10.0)
+    return build_vinoground(root, 1, seed=2, **SIZE)
 
 
 def test_pairs_honour_the_render_version(tmp_path: Path, monkeypatch) -> None:
