@@ -17,6 +17,7 @@ import cv2
 
 from tempogen.editing.clip import Clip
 from tempogen.editing.ops import pair_with_black_gap
+from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.generators.pairs import PairSpec, plan_pairs, render_pair
 from tempogen.io import write_json, write_text
 from tempogen.resume import commit, lookup, spec_hash
@@ -231,6 +232,10 @@ def render_pair_unit(spec: PairSpec, out_dir: Path) -> dict[str, Any]:
     return pair
 
 
+# A Vinoground pair: both orders and the concatenated clip, one record.
+PAIRS = Stage("vinoground pairs", render_pair_unit)
+
+
 def build_vinoground(
     out_dir: Path,
     n_pairs: int,
@@ -238,9 +243,12 @@ def build_vinoground(
     width: int = 640,
     height: int = 360,
     fps: float = 30.0,
+    executor: Executor | None = None,
 ) -> Path:
     """Plan, render (reusing pairs already rendered with the same spec and render version) and
-    export ``n_pairs`` two-event pairs as a Vinoground dataset in ``out_dir``; returns it."""
+    export ``n_pairs`` two-event pairs as a Vinoground dataset in ``out_dir``; returns it.
+    The pairs render on ``executor`` when given (a local pool or Ray), else one by one."""
     out_dir = Path(out_dir)
-    records = [render_pair_unit(s, out_dir) for s in plan_pairs(n_pairs, seed, width, height, fps)]
+    specs = plan_pairs(n_pairs, seed, width, height, fps)
+    records = list((executor or LocalExecutor(1)).imap(PAIRS, specs, out_dir))
     return export_vinoground(records, out_dir, seed=seed)
