@@ -239,7 +239,9 @@ def _executor(src: str, v: Any) -> ExecutorConfig:
     kind = _choice(src, "executor.kind", ex.get("kind", "local"), EXECUTORS)
     address = ex.get("address")
     if address is not None and (not isinstance(address, str) or not address.strip()):
-        raise _fail(src, "executor.address", f"expected HOST:PORT, auto or ray://..., got {address!r}")
+        raise _fail(
+            src, "executor.address", f"expected HOST:PORT, auto or ray://..., got {address!r}"
+        )
     if address is not None and kind != "ray":
         raise _fail(src, "executor.address", "only the ray executor connects to an address")
     shared = ex.get("shared_out", False)

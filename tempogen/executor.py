@@ -149,9 +149,7 @@ class Outputs:
     """
 
     files: list[tuple[str, bytes]] = field(default_factory=list)
-    commits: list[tuple[str, dict[str, Any], list[tuple[str, bytes]]]] = field(
-        default_factory=list
-    )
+    commits: list[tuple[str, dict[str, Any], list[tuple[str, bytes]]]] = field(default_factory=list)
 
     @property
     def nbytes(self) -> int:
@@ -213,7 +211,9 @@ def run_unit(
         return result, _collect(root, committed, set(inputs))
 
 
-def _collect(root: Path, committed: list[tuple[Path, dict[str, Any], list[Path]]], skip: set[str]) -> Outputs:
+def _collect(
+    root: Path, committed: list[tuple[Path, dict[str, Any], list[Path]]], skip: set[str]
+) -> Outputs:
     """The files a unit left under ``root``: its committed records (those it did not discard
     afterwards) with their staged outputs, and every other new file."""
     out = Outputs()

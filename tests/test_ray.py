@@ -14,27 +14,12 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="the ray extra: pip install 'tempogen[ray]'")
 
-# Two tasks, a 3D-object clip in each, one edited variant, one Vinoground pair: every stage
-# the executor runs, in a few seconds of rendering.
-SMALL = {
-    "seed": 11,
-    "size": [128, 96],
-    "fps": 8,
-    "duration": [3.0, 4.0],
-    "samples_per_task": 2,
-    "tasks": ["direction", "rotation"],
-    "scenes3d": {"humans": 0.0, "objects": 0.5, "duration": [3.0, 4.0]},
-    "variants": {"share": 0.5},
-    "vinoground": {"pairs": 1},
-    "retrieval": {"pairs": 0},
-    "shortcuts": "off",
-}
 
-
-def small_config():
+@pytest.fixture(scope="module")
+def small_config(small_build_config):
     from tempogen.config import config_from_dict
 
-    return config_from_dict(SMALL, "small.yaml")
+    return lambda: config_from_dict(small_build_config, "small.yaml")
 
 
 # The lmms-eval task names its own folder's absolute path (datasets resolves it from the cwd).
@@ -46,7 +31,8 @@ def files(root: Path) -> dict[str, bytes]:
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.name.startswith(".tempogen-")
+        if p.is_file()
+        and not p.name.startswith(".tempogen-")
         and p.relative_to(root).as_posix() != NAMES_ITS_FOLDER
     }
 
@@ -62,22 +48,20 @@ def cluster():
 
 
 @pytest.fixture(scope="module")
-def local_build(tmp_path_factory) -> Path:
-    from tempogen.builders.dataset.build import build_dataset
-
-    out = tmp_path_factory.mktemp("local")
-    build_dataset(small_config(), out, jobs=2, progress=False)
-    return out
+def local_build(small_build) -> Path:
+    return small_build
 
 
-def test_ray_build_is_byte_identical_to_the_local_one(cluster, local_build, tmp_path):
+def test_ray_build_is_byte_identical_to_the_local_one(cluster, local_build, small_config, tmp_path):
     from tempogen.builders.dataset.build import build_dataset
     from tempogen.video import read_video
 
     summary = build_dataset(small_config(), tmp_path, progress=False, executor="ray")
     assert summary.variants >= 1
     want, got = files(local_build), files(tmp_path)
-    assert (tmp_path / "manifest.jsonl").read_bytes() == (local_build / "manifest.jsonl").read_bytes()
+    assert (tmp_path / "manifest.jsonl").read_bytes() == (
+        local_build / "manifest.jsonl"
+    ).read_bytes()
     assert sorted(got) == sorted(want)
     assert any(k.startswith("vinoground/videos/") for k in got)
     assert [k for k in want if got[k] != want[k]] == []
@@ -106,7 +90,9 @@ def _kill_a_renderer(stop: threading.Event, killed: list[int]) -> None:
         time.sleep(0.02)
 
 
-def test_a_worker_killed_mid_clip_is_retried_and_a_rerun_resumes(cluster, local_build, tmp_path):
+def test_a_worker_killed_mid_clip_is_retried_and_a_rerun_resumes(
+    cluster, local_build, small_config, tmp_path
+):
     """The clip stage with a renderer actor's process killed mid-clip: Ray restarts it and
     reruns the clip; every clip is there once, as the local build wrote it, nothing partial.
     Then a rerun finds every clip finished and sends none of them."""
@@ -129,7 +115,11 @@ def test_a_worker_killed_mid_clip_is_retried_and_a_rerun_resumes(cluster, local_
         assert restarts[killed[0]] >= 1  # Ray restarted it (and reran its clip)
         render_all(specs, tmp_path, executor=ex, on_done=lambda row, r: reused.append(r))
     assert reused == [True] * len(specs)
-    want = {k: v for k, v in files(local_build).items() if k.split("/")[0] in ("videos", "sheets", "clips")}
+    want = {
+        k: v
+        for k, v in files(local_build).items()
+        if k.split("/")[0] in ("videos", "sheets", "clips")
+    }
     want = {k: v for k, v in want.items() if "~" not in k}  # edited variants: a later stage
     assert files(tmp_path) == want
     assert [r["id"] for r in rows] == [s.id for s in specs]
