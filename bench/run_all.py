@@ -34,6 +34,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "human": (["--frames", "32", "--repeat", "1", "--jobs", "0"], ["--frames", "90", "--repeat", "2", "--jobs", "1"]),
     "render3d": (["--frames", "30", "--repeat", "1"], []),
     "retrieval": (["--videos", "300", "--queries", "40", "--backends", "onnx"], []),
+    "ray": (["--samples", "1", "--jobs", "2", "--config", "configs/tiny.yaml", "--overhead-units", "40"], ["--jobs", "2"]),
 }  # fmt: skip
 
 

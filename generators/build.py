@@ -9,7 +9,6 @@ only the rest.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import os
 from collections.abc import Callable, Iterator
@@ -21,6 +20,7 @@ import numpy as np
 
 from tempogen import observe
 from tempogen.config import ConfigError, DatasetConfig
+from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import FACTS, answer_of
 from tempogen.generators.motion import (
     MOTIONS,
@@ -497,34 +497,17 @@ def _opt_rng(spec: Spec) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence(spec.seed).spawn(3)[2])
 
 
-@contextlib.contextmanager
-def process_pool(jobs: int) -> Iterator[Any]:
-    """A fork pool whose workers run OpenCV single-threaded.
-
-    The thread count is set in the parent just before forking (and restored after): a child
-    that changes OpenCV's threads itself can deadlock on the pool state it inherited.
-    """
-    import multiprocessing as mp
-
-    import cv2
-
-    before = cv2.getNumThreads()
-    cv2.setNumThreads(1)
-    try:
-        pool = mp.get_context("fork").Pool(processes=jobs)
-    finally:
-        cv2.setNumThreads(before)
-    with pool:
-        yield pool
-
-
 def _frame_cost(spec: Spec) -> float:
     """Rough cost of one frame relative to a 2D frame (3D frames render ~20x slower)."""
     return 1.0 if get_motion(spec.motion).renderer == "2d" else 20.0
 
 
-def _render_star(args: tuple[Spec, Path]) -> tuple[dict[str, Any], bool]:
-    return render_or_reuse(*args)
+def _is_3d(spec: Spec) -> bool:
+    return get_motion(spec.motion).renderer != "2d"
+
+
+# A clip: rendered, encoded and recorded (3D ones in long-lived renderer actors on Ray).
+CLIPS = Stage("clips", render_or_reuse, gl=_is_3d)
 
 
 def render_all(
@@ -532,27 +515,20 @@ def render_all(
     out_dir: Path,
     jobs: int | None = None,
     on_done: Callable[[dict[str, Any], bool], None] | None = None,
+    executor: Executor | None = None,
 ) -> list[dict[str, Any]]:
-    """Render specs over ``jobs`` processes (default: all cores); rows come back in spec order.
+    """Render specs over ``jobs`` processes (default: all cores), or on ``executor`` when
+    given (``tempogen.executor``: a local pool or a Ray cluster); rows come back in spec order.
     ``on_done(row, reused)`` sees each clip as it finishes (reused: from an earlier run).
 
     Costliest clips (3D ones, then the longest) go first, so no worker is left finishing a long
     clip alone at the end.
     """
-    jobs = jobs or os.cpu_count() or 1
+    executor = executor or LocalExecutor(jobs)
     longest_first = sorted(specs, key=lambda s: -s.num_frames * _frame_cost(s))
     done: dict[str, dict[str, Any]] = {}
-    for row, reused in _imap(longest_first, Path(out_dir), jobs):
+    for row, reused in executor.imap(CLIPS, longest_first, Path(out_dir)):
         done[row["id"]] = row
         if on_done is not None:
             on_done(row, reused)
     return [done[s.id] for s in specs]
-
-
-def _imap(specs: list[Spec], out_dir: Path, jobs: int) -> Iterator[tuple[dict[str, Any], bool]]:
-    args = [(s, out_dir) for s in specs]
-    if jobs <= 1 or len(specs) <= 1:
-        yield from map(_render_star, args)
-        return
-    with process_pool(min(jobs, len(specs))) as pool:
-        yield from pool.imap(_render_star, args, chunksize=1)

@@ -14,7 +14,13 @@ def _generate(args: argparse.Namespace) -> int:
 
     cfg = load_config(args.config)
     summary = build_dataset(
-        cfg, args.out, jobs=args.jobs, progress=not args.quiet, replace=args.replace
+        cfg,
+        args.out,
+        jobs=args.jobs,
+        progress=not args.quiet,
+        replace=args.replace,
+        executor=args.executor,
+        address=args.address,
     )
     tasks = ", ".join(f"{k} {v}" for k, v in summary.per_task.items())
     new = summary.frames - summary.reused_frames
@@ -151,16 +157,19 @@ def _audit_verify(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
     from tempogen.builders.audit.verify import verify_manifest
+    from tempogen.executor import make_executor
 
+    kind = args.executor or ("ray" if args.address else "local")
     bar = tqdm(unit="clip", desc="verifying from pixels", disable=args.quiet, dynamic_ncols=True)
     try:
-        report = verify_manifest(
-            args.manifest,
-            sample=args.sample,
-            jobs=args.jobs or 1,
-            on_done=bar.update,
-            plugins=args.plugins,
-        )
+        with make_executor(kind, args.jobs or 1, args.address) as executor:
+            report = verify_manifest(
+                args.manifest,
+                sample=args.sample,
+                on_done=bar.update,
+                plugins=args.plugins,
+                executor=executor,
+            )
     finally:
         bar.close()
     for v in report.disagreements:
@@ -424,6 +433,22 @@ def _plugins_option(p: argparse.ArgumentParser) -> None:
     )
 
 
+def _executor_options(p: argparse.ArgumentParser, default: str) -> None:
+    p.add_argument(
+        "--executor",
+        choices=("local", "ray"),
+        default=None,
+        help=f"where per-clip work runs: local processes or a Ray cluster (default: {default})",
+    )
+    p.add_argument(
+        "--address",
+        default=None,
+        metavar="ADDR",
+        help="Ray cluster to run on (HOST:PORT, auto or ray://HOST:PORT; implies --executor ray;"
+        " default: a local cluster)",
+    )
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="tempogen",
@@ -445,6 +470,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="delete a dataset built in --out with another config first (default: refuse)",
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _executor_options(g, "the config's executor, else local")
     g.set_defaults(func=_generate)
     e = sub.add_parser("edit", help="apply YAML edit pipelines to every clip of a manifest")
     e.add_argument(
@@ -476,6 +502,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
     v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _plugins_option(v)
+    _executor_options(v, "local")
     v.set_defaults(func=_audit_verify)
     va = asub.add_parser("validity", help="certificates and kappa / tau / rho of an ideal observer")
     va.add_argument("--manifest", required=True, help="manifest (JSONL) to audit")

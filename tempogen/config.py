@@ -75,6 +75,21 @@ class RetrievalConfig:
     no_match_threshold: float | None = None
 
 
+EXECUTORS = ("local", "ray")  # as tempogen.executor.EXECUTORS (config imports no executor)
+
+
+@dataclass(frozen=True)
+class ExecutorConfig:
+    """Where the per-clip work runs: ``local`` (a fork pool) or ``ray`` (a cluster at
+    ``address``; none: a local one). ``shared_out``: Ray workers write under ``--out``
+    themselves (a path every node mounts) instead of sending files back. How a dataset is
+    built, not what it is: left out of :meth:`DatasetConfig.to_json`, so it changes no byte."""
+
+    kind: str = "local"
+    address: str | None = None
+    shared_out: bool = False
+
+
 SHORTCUTS = ("fail", "warn", "off")  # what a blind baseline above chance does to a build
 
 
@@ -98,11 +113,13 @@ class DatasetConfig:
     scenes3d: Scenes3DConfig = field(default_factory=Scenes3DConfig)
     shortcuts: str = "fail"  # a blind baseline above chance: fail the build, warn, or off
     minimal_pairs: float = 0.0  # share of each task's questions that also get a rendered twin
+    executor: ExecutorConfig = field(default_factory=ExecutorConfig, compare=False)
     source: str = field(default="<config>", compare=False, repr=False)  # for error messages
 
     def to_json(self) -> dict[str, Any]:
         d = asdict(self)
         d.pop("source")
+        d.pop("executor")  # how it is built, not what: the same bytes either way
         return _listify(d)
 
     def samples_for(self, task: str) -> int:
@@ -214,6 +231,26 @@ def _samples(src: str, v: Any) -> int | dict[str, int]:
     return out
 
 
+def _executor(src: str, v: Any) -> ExecutorConfig:
+    """``executor:``: a name (``ray``), or a mapping of ``kind``, ``address``, ``shared_out``."""
+    if isinstance(v, str):
+        return ExecutorConfig(_choice(src, "executor", v, EXECUTORS))
+    ex = _section(src, "executor", v)
+    _check_keys(src, "executor.", ex, ExecutorConfig)
+    kind = _choice(src, "executor.kind", ex.get("kind", "local"), EXECUTORS)
+    address = ex.get("address")
+    if address is not None and (not isinstance(address, str) or not address.strip()):
+        raise _fail(
+            src, "executor.address", f"expected HOST:PORT, auto or ray://..., got {address!r}"
+        )
+    if address is not None and kind != "ray":
+        raise _fail(src, "executor.address", "only the ray executor connects to an address")
+    shared = ex.get("shared_out", False)
+    if not isinstance(shared, bool):
+        raise _fail(src, "executor.shared_out", f"expected true or false, got {shared!r}")
+    return ExecutorConfig(kind, address, shared)
+
+
 def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     """Validate a parsed mapping into a :class:`DatasetConfig`; defaults fill what is absent."""
     if data is None:
@@ -242,6 +279,8 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
         kw["minimal_pairs"] = _number(src, "minimal_pairs", data["minimal_pairs"], float, 0, 1)
     if "shortcuts" in data:
         kw["shortcuts"] = _choice(src, "shortcuts", data["shortcuts"], SHORTCUTS)
+    if "executor" in data:
+        kw["executor"] = _executor(src, data["executor"])
     if "plugins" in data:
         kw["plugins"] = _strings(src, "plugins", data["plugins"], None)
         import_plugins(kw["plugins"], src)

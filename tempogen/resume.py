@@ -11,6 +11,7 @@ corrupt one, a changed spec or version, a missing or altered output) means the u
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import json
 import os
 from collections.abc import Iterable, Iterator, Mapping
@@ -20,9 +21,52 @@ from typing import Any
 from tempogen import __version__
 from tempogen.io import content_hash, dumps, write_text
 
-__all__ = ["HASH_FIELD", "spec_hash", "lookup", "staging", "discard_on_error", "commit"]
+__all__ = [
+    "HASH_FIELD",
+    "Unfinished",
+    "spec_hash",
+    "lookup",
+    "probe",
+    "journal",
+    "staging",
+    "discard_on_error",
+    "commit",
+]
 
 HASH_FIELD = "spec_hash"  # the record field that names its unit
+_PROBE: contextvars.ContextVar[bool] = contextvars.ContextVar("tempogen_probe", default=False)
+_JOURNAL: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "tempogen_journal", default=None
+)
+
+
+class Unfinished(Exception):
+    """Raised by :func:`lookup` under :func:`probe` when the unit is not finished yet."""
+
+
+@contextlib.contextmanager
+def probe() -> Iterator[None]:
+    """Within the block, a :func:`lookup` that finds no finished unit raises
+    :class:`Unfinished` instead of returning None, so a stage's unit function called here
+    returns only what is already done, and never does the work (a distributed driver asks
+    this before sending a unit to a worker)."""
+    token = _PROBE.set(True)
+    try:
+        yield
+    finally:
+        _PROBE.reset(token)
+
+
+@contextlib.contextmanager
+def journal() -> Iterator[list[tuple[Path, dict[str, Any], list[Path]]]]:
+    """Within the block, every :func:`commit` is also listed (record, data, staged outputs),
+    so a worker can send what its unit committed to the driver that writes it for real."""
+    entries: list[tuple[Path, dict[str, Any], list[Path]]] = []
+    token = _JOURNAL.set(entries)
+    try:
+        yield entries
+    finally:
+        _JOURNAL.reset(token)
 
 
 def spec_hash(spec: Any, version: int) -> str:
@@ -43,7 +87,20 @@ def lookup(
 
     ``outputs`` must all exist; ``digests`` maps a record field to the file whose sha256 that
     field must equal (costs a read of the file, so meant for the few outputs worth it).
+    Under :func:`probe`, raises :class:`Unfinished` instead of returning None.
     """
+    found = _lookup(record, expected_hash, outputs, digests)
+    if found is None and _PROBE.get():
+        raise Unfinished(str(record))
+    return found
+
+
+def _lookup(
+    record: Path,
+    expected_hash: str,
+    outputs: Iterable[Path],
+    digests: Mapping[str, Path] | None,
+) -> dict[str, Any] | None:
     record = Path(record)
     digests = dict(digests or {})
     if not record.is_file() or not all(Path(p).is_file() for p in (*outputs, *digests.values())):
@@ -97,3 +154,6 @@ def commit(record: Path, data: Mapping[str, Any], staged: Iterable[Path] = ()) -
     write_text(record, dumps(dict(data)) + "\n")
     for final in staged:
         os.replace(staging(final), final)
+    entries = _JOURNAL.get()
+    if entries is not None:
+        entries.append((Path(record), dict(data), staged))

@@ -67,3 +67,39 @@ def frames_of():
 def row_maker():
     """``row_maker(manifest_dir, n, task, **overrides)`` writes a clip and returns its row."""
     return make_row
+
+
+# Two tasks, a 3D-object clip in each, one edited variant, one Vinoground pair: every stage an
+# executor runs, in seconds (tests/test_ray.py, tests/test_ray_cluster.py).
+SMALL_BUILD = {
+    "seed": 11,
+    "size": [128, 96],
+    "fps": 8,
+    "duration": [3.0, 4.0],
+    "samples_per_task": 2,
+    "tasks": ["direction", "rotation"],
+    "scenes3d": {"humans": 0.0, "objects": 0.5, "duration": [3.0, 4.0]},
+    "variants": {"share": 0.5},
+    "vinoground": {"pairs": 1},
+    "retrieval": {"pairs": 0},
+    "shortcuts": "off",
+}
+
+
+@pytest.fixture(scope="session")
+def small_build_config() -> dict:
+    """``SMALL_BUILD``, the config mapping (a copy)."""
+    import copy
+
+    return copy.deepcopy(SMALL_BUILD)
+
+
+@pytest.fixture(scope="session")
+def small_build(tmp_path_factory) -> Path:
+    """``SMALL_BUILD`` built by the local pool (2 processes): what every executor must match."""
+    from tempogen.builders.dataset.build import build_dataset
+    from tempogen.config import config_from_dict
+
+    out = tmp_path_factory.mktemp("small-local")
+    build_dataset(config_from_dict(SMALL_BUILD, "small.yaml"), out, jobs=2, progress=False)
+    return out

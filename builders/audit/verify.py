@@ -19,6 +19,7 @@ from tempogen import observe
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import pixel_states_3d
 from tempogen.builders.dataset.reading import open_manifest, row_motion
+from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import answer_of
 from tempogen.generators.motion import SAMPLES
 from tempogen.labels import Labels
@@ -92,8 +93,12 @@ class Report:
         return [v for v in self.verdicts if not v.ok]
 
 
-def _verify(args: tuple[dict[str, Any], Path]) -> Verdict | None:
-    return verify_row(*args)
+def _video(row: dict[str, Any]) -> list[str]:
+    return [row["video"]] if "tracks" in (row.get("labels") or {}) else []
+
+
+# A pixel check: reads one video, writes nothing.
+VERIFY = Stage("verify", verify_row, inputs=_video, resumable=False, chunksize=2)
 
 
 def verify_manifest(
@@ -102,32 +107,24 @@ def verify_manifest(
     jobs: int = 1,
     on_done: Callable[[], None] | None = None,
     plugins: Sequence[str] = (),
+    executor: Executor | None = None,
 ) -> Report:
-    """Verify every row of a manifest (or an evenly spread ``sample`` of them).
+    """Verify every row of a manifest (or an evenly spread ``sample`` of them), over ``jobs``
+    local processes or on ``executor`` when given.
 
     The motion plugins the rows name (and ``plugins``) are imported first; a missing one, or a
     row whose pattern nobody registers, is an error naming the manifest line.
     """
     path = Path(path)
-    rows = open_manifest(path, plugins).rows
+    opened = open_manifest(path, plugins)
+    rows = opened.rows
     if sample is not None and sample < len(rows):
         step = len(rows) / sample
         rows = [rows[int(i * step)] for i in range(sample)]
-    args = [(r, path.parent) for r in rows]
-    if jobs <= 1:
-        results = []
-        for a in args:
-            results.append(_verify(a))
-            if on_done:
-                on_done()
-    else:
-        from tempogen.generators.build import process_pool
-
-        results = []
-        with process_pool(jobs) as pool:
-            for r in pool.imap(_verify, args, chunksize=2):
-                results.append(r)
-                if on_done:
-                    on_done()
+    results = []
+    for r in (executor or LocalExecutor(jobs)).imap(VERIFY, rows, path.parent, opened.plugins):
+        results.append(r)
+        if on_done:
+            on_done()
     verdicts = [v for v in results if v is not None]
     return Report(verdicts, len(results) - len(verdicts))

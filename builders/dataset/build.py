@@ -12,6 +12,7 @@ from typing import Any
 
 from tempogen.config import DatasetConfig
 from tempogen.errors import CertificationError
+from tempogen.executor import Executor, make_executor
 from tempogen.generators.build import plan, render_all
 from tempogen.io import OutputError, folder_lock, write_json
 from tempogen.manifest import Row, write_manifest
@@ -56,18 +57,36 @@ def build_dataset(
     jobs: int | None = None,
     progress: bool = True,
     replace: bool = False,
+    executor: str | None = None,
+    address: str | None = None,
 ) -> BuildSummary:
     """Generate every clip of ``cfg`` under ``out_dir`` and write the manifest and exports.
+
+    The per-clip stages run on ``executor`` (``local`` or ``ray``; default: the config's
+    ``executor``), a Ray cluster at ``address`` if given; the bytes written are the same.
 
     Finished clips from an earlier, interrupted run with the same specs are reused. The folder
     is locked while the build writes (a second build into it is a clear error), and a folder
     built with another config is refused unless ``replace`` (see :func:`claim_folder`).
     """
     out = Path(out_dir)
-    check_writable(out)
-    with folder_lock(out, "build"):
-        claim_folder(out, cfg, replace)
-        return _build(cfg, out, jobs, progress)
+    with open_executor(cfg, jobs, executor, address) as ex:  # a missing Ray fails first
+        check_writable(out)
+        with folder_lock(out, "build"):
+            claim_folder(out, cfg, replace)
+            return _build(cfg, out, jobs, progress, ex)
+
+
+def open_executor(
+    cfg: DatasetConfig, jobs: int | None, kind: str | None = None, address: str | None = None
+) -> Executor:
+    """The executor a build runs on: ``kind`` and ``address`` (the command line's) over the
+    config's ``executor``; an address alone means Ray."""
+    ex = cfg.executor
+    kind = kind or ("ray" if address else ex.kind)
+    if kind == "ray":
+        address = address or ex.address
+    return make_executor(kind, jobs, address, ex.shared_out, cfg.plugins)
 
 
 BUILD_MARK = ".tempogen-build.json"
@@ -121,7 +140,9 @@ def claim_folder(out: Path, cfg: DatasetConfig, replace: bool = False) -> None:
     write_json(mark, want)
 
 
-def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> BuildSummary:
+def _build(
+    cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool, executor: Executor
+) -> BuildSummary:
     """:func:`build_dataset` with the folder locked."""
     from tempogen.builders.audit.shortcuts import above_chance, shortcut_report, with_sizes
     from tempogen.builders.audit.validity import validity_report
@@ -149,13 +170,13 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
             bar.update(1)
 
     try:
-        rows = render_all(specs, out, jobs, on_done=done)
+        rows = render_all(specs, out, jobs, on_done=done, executor=executor)
     finally:
         if bar is not None:
             bar.close()
     # twins are not edited: the variants stay those of the questions, as without pairs
     originals = [r for r in rows if r.get("pair") in (None, r["id"])]
-    variants = _variants(originals, out, cfg, jobs or os.cpu_count() or 1, progress)
+    variants = _variants(originals, out, cfg, executor, progress)
     rows = rows + variants
     if cfg.plugins:  # recorded so every command reading the manifest can import them again
         rows = [Row.from_json(r).edited(plugins=cfg.plugins).to_json() for r in rows]
@@ -166,8 +187,9 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
         export(rows, out)
     if cfg.vinoground.pairs:
         build_vinoground(
-            out / "vinoground", cfg.vinoground.pairs, cfg.seed, *cfg.size, cfg.fps, jobs=jobs
-        )
+            out / "vinoground", cfg.vinoground.pairs, cfg.seed, *cfg.size, cfg.fps,
+            executor=executor,
+        )  # fmt: skip
     retrieval = _retrieval(out, cfg, progress)
     links = []
     if retrieval is not None:
@@ -237,7 +259,7 @@ def _retrieval(out: Path, cfg: DatasetConfig, progress: bool) -> dict[str, Any] 
 
 
 def _variants(
-    rows: list[dict[str, Any]], out: Path, cfg: DatasetConfig, jobs: int, progress: bool
+    rows: list[dict[str, Any]], out: Path, cfg: DatasetConfig, executor: Executor, progress: bool
 ) -> list[dict[str, Any]]:
     """Edited variants of a share of the clips (each the first of its edits that certifies)."""
     from tempogen.builders.dataset.variants import build_variants
@@ -256,8 +278,9 @@ def _variants(
             out,
             cfg.variants.share,
             cfg.seed,
-            jobs,
+            1,
             on_done=(lambda r: bar.update(1)) if bar else None,
+            executor=executor,
         )
     finally:
         if bar is not None:

@@ -22,6 +22,7 @@ from tempogen.editing import Clip, EditError, concat, run_pipeline
 from tempogen.editing.notes import edit_notes
 from tempogen.editing.ops import Op, Reverse
 from tempogen.errors import OutputError
+from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import FACTS, answer_of
 from tempogen.generators.build import SHEET_TILE, certificate_json, labels_json
 from tempogen.generators.motion import SAMPLES, Motion, certify
@@ -365,9 +366,11 @@ def is_3d(row: Mapping[str, Any]) -> bool:
     return needs_motion(dict(row)) and row_motion(dict(row), "row").renderer != "2d"
 
 
-def build_variant(args: tuple[dict[str, Any], list[Variant], Path]) -> dict[str, Any] | None:
+def build_variant(
+    plan: tuple[dict[str, Any], list[Variant]], out_dir: Path
+) -> dict[str, Any] | None:
     """The first variant of the list that applies and certifies, or None."""
-    row, order, out_dir = args
+    row, order = plan
     for v in order:
         try:
             new = edit_row(row, out_dir, v, out_dir)
@@ -399,6 +402,14 @@ def discard(row: dict[str, Any], out_dir: Path) -> None:
         path.unlink(missing_ok=True)
 
 
+def _source_video(plan: tuple[dict[str, Any], list[Variant]]) -> list[str]:
+    return [plan[0]["video"]]
+
+
+# An edited variant: its source clip's video is what a worker without the disk is sent.
+VARIANTS = Stage("variants", build_variant, inputs=_source_video)
+
+
 def build_variants(
     rows: Sequence[dict[str, Any]],
     out_dir: Path,
@@ -406,25 +417,15 @@ def build_variants(
     seed: int,
     jobs: int,
     on_done: Callable[[dict[str, Any] | None], None] | None = None,
+    executor: Executor | None = None,
 ) -> list[dict[str, Any]]:
-    """Edited variants for a share of the rows, in a deterministic order."""
+    """Edited variants for a share of the rows, in a deterministic order (on ``executor``
+    when given, else over ``jobs`` local processes)."""
     plans = plan_variants(rows, share, seed, default_variants())
-    args = [(row, order, out_dir) for row, order in plans]
     results: list[dict[str, Any]] = []
-    if jobs <= 1 or len(args) <= 1:
-        it = map(build_variant, args)
-        for r in it:
-            if on_done:
-                on_done(r)
-            if r is not None:
-                results.append(r)
-        return results
-    from tempogen.generators.build import process_pool
-
-    with process_pool(jobs) as pool:
-        for r in pool.imap(build_variant, args, chunksize=1):
-            if on_done:
-                on_done(r)
-            if r is not None:
-                results.append(r)
+    for r in (executor or LocalExecutor(jobs)).imap(VARIANTS, plans, Path(out_dir)):
+        if on_done:
+            on_done(r)
+        if r is not None:
+            results.append(r)
     return results

@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import os
 import random
 from pathlib import Path
 from typing import Any
@@ -18,6 +17,7 @@ import cv2
 
 from tempogen.editing.clip import Clip
 from tempogen.editing.ops import pair_with_black_gap
+from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.generators.pairs import GAP_SECONDS, PairSpec, concat_name, plan_pairs, render_pair
 from tempogen.io import write_json, write_text
 from tempogen.resume import commit, lookup, spec_hash
@@ -214,24 +214,21 @@ def render_pair_unit(spec: PairSpec, out_dir: Path) -> dict[str, Any]:
     return pair
 
 
-def _unit_star(args: tuple[PairSpec, Path]) -> dict[str, Any]:
-    return render_pair_unit(*args)
+def _renders_3d(spec: PairSpec) -> bool:
+    return spec.kind == "human"
 
 
-def render_pairs(specs: list[PairSpec], out_dir: Path, jobs: int | None = None) -> list[dict]:
-    """Every pair's record (:func:`render_pair_unit`) over ``jobs`` processes (default: all
-    cores), costliest first; records come back in spec order."""
-    from tempogen.generators.build import process_pool
+# A Vinoground pair: both orders and the concatenated clip, one record.
+PAIRS = Stage("vinoground pairs", render_pair_unit, gl=_renders_3d)
 
-    out_dir = Path(out_dir)
-    jobs = jobs or os.cpu_count() or 1
-    costly = sorted(specs, key=lambda s: -s.num_frames * (20.0 if s.kind == "human" else 1.0))
-    args = [(s, out_dir) for s in costly]
-    if jobs <= 1 or len(specs) <= 1:
-        done = list(map(_unit_star, args))
-    else:
-        with process_pool(min(jobs, len(specs))) as pool:
-            done = list(pool.imap(_unit_star, args, chunksize=1))
+
+def render_pairs(
+    specs: list[PairSpec], out_dir: Path, executor: Executor | None = None
+) -> list[dict[str, Any]]:
+    """Every pair's record (:func:`render_pair_unit`) on ``executor`` (default: this process),
+    costliest first so no worker finishes a human pair alone; records come back in spec order."""
+    costly = sorted(specs, key=lambda s: -s.num_frames * (20.0 if _renders_3d(s) else 1.0))
+    done = (executor or LocalExecutor(1)).imap(PAIRS, costly, Path(out_dir))
     by_index = {int(r["index"]): r for r in done}
     return [by_index[s.index] for s in specs]
 
@@ -244,10 +241,13 @@ def build_vinoground(
     height: int = 360,
     fps: float = 30.0,
     jobs: int | None = None,
+    executor: Executor | None = None,
 ) -> Path:
-    """Plan, render over ``jobs`` processes (reusing pairs already rendered with the same spec
-    and render version) and export ``n_pairs`` two-event pairs of every kind as a Vinoground
-    dataset in ``out_dir``; returns it."""
+    """Plan, render (reusing pairs already rendered with the same spec and render version) and
+    export ``n_pairs`` two-event pairs of every kind as a Vinoground dataset in ``out_dir``;
+    returns it. The pairs render on ``executor`` (a local pool or Ray), else over ``jobs``
+    local processes (default: one)."""
     out_dir = Path(out_dir)
-    records = render_pairs(plan_pairs(n_pairs, seed, width, height, fps), out_dir, jobs)
+    specs = plan_pairs(n_pairs, seed, width, height, fps)
+    records = render_pairs(specs, out_dir, executor or LocalExecutor(jobs or 1))
     return export_vinoground(records, out_dir, seed=seed)

@@ -57,7 +57,7 @@ def test_a_3d_variant_the_pixel_audit_cannot_read_is_not_shipped(tmp_path) -> No
     zoomed = edit_row(row, tmp_path, zoom, tmp_path)
     verdict = verify_row(zoomed, tmp_path)
     assert not verdict.ok and "not visible" in verdict.detail  # a verdict, not a crash
-    got = build_variant((row, [zoom, reverse], tmp_path))
+    got = build_variant((row, [zoom, reverse]), tmp_path)
     assert got is not None and got["id"] == f"{row['id']}~reverse"
     assert verify_row(got, tmp_path).ok
     assert not (tmp_path / "clips" / f"{zoomed['id']}.json").exists()

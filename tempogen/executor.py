@@ -1,0 +1,405 @@
+"""Where per-clip work runs: a local fork pool (the default) or a Ray cluster.
+
+A :class:`Stage` is one kind of unit: ``fn(item, out_dir)`` does one item's work (a clip, an
+edited variant, a pixel check, a Vinoground pair) and writes its files under ``out_dir``
+through :mod:`tempogen.resume`; every unit is fully determined by its item, so which worker
+ran it never changes a byte. :meth:`Executor.imap` runs a stage over items and yields the
+results in item order, as ``multiprocessing.Pool.imap`` does.
+
+``local`` forks a process pool on this machine. ``ray`` sends units to a Ray cluster: the
+driver first looks finished units up (:func:`tempogen.resume.probe`), and each worker runs the
+rest in a temp folder of its own, with the inputs a unit reads sent along, and sends back its
+result plus the bytes of every file it wrote; the driver writes them under ``out_dir`` and
+commits each unit's record last, exactly as the unit would have (no shared disk needed). With
+``shared_out`` the workers write under ``out_dir`` themselves instead (a path every node
+mounts). Units that render OpenGL run in long-lived actors, so each keeps its offscreen
+context warm across clips. Ray is imported only by the ``ray`` executor.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tempogen import resume
+from tempogen.errors import ConfigurationError
+
+__all__ = [
+    "EXECUTORS",
+    "RAY_HINT",
+    "Executor",
+    "LocalExecutor",
+    "RayExecutor",
+    "Stage",
+    "make_executor",
+    "process_pool",
+]
+
+EXECUTORS = ("local", "ray")
+RAY_HINT = "pip install 'tempogen[ray]'"
+RETRIES = 3  # how often Ray reruns a unit whose worker (or actor) died mid-unit
+
+
+def _no_inputs(item: Any) -> list[str]:
+    return []
+
+
+@dataclass(frozen=True)
+class Stage:
+    """One kind of unit of work, run by an executor over many items.
+
+    ``fn(item, out_dir)`` must be a module-level function (workers import it by name).
+    ``inputs(item)``: the ``out_dir``-relative files it reads, sent to workers that do not
+    share the disk. ``resumable``: ``fn`` first looks its unit up with
+    :func:`tempogen.resume.lookup`, so the driver can reuse finished units without sending
+    them. ``gl(item)``: the item renders with OpenGL (run in a long-lived renderer actor).
+    """
+
+    name: str
+    fn: Callable[[Any, Path], Any]
+    inputs: Callable[[Any], list[str]] = _no_inputs
+    resumable: bool = True
+    gl: Callable[[Any], bool] | None = None
+    chunksize: int = 1
+
+
+class Executor:
+    """Runs a :class:`Stage` over items; results come back in item order."""
+
+    name = "local"
+
+    def imap(
+        self, stage: Stage, items: Sequence[Any], out_dir: Path, plugins: Sequence[str] = ()
+    ) -> Iterator[Any]:
+        """``stage.fn(item, out_dir)`` for each item, in item order; ``plugins``: motion plugin
+        modules a worker imports first (a forked worker has them already)."""
+        raise NotImplementedError
+
+    def close(self) -> None:
+        """Release what the executor holds (a pool, a cluster connection it opened)."""
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+@contextlib.contextmanager
+def process_pool(jobs: int) -> Iterator[Any]:
+    """A fork pool whose workers run OpenCV single-threaded.
+
+    The thread count is set in the parent just before forking (and restored after): a child
+    that changes OpenCV's threads itself can deadlock on the pool state it inherited.
+    """
+    import multiprocessing as mp
+
+    import cv2
+
+    before = cv2.getNumThreads()
+    cv2.setNumThreads(1)
+    try:
+        pool = mp.get_context("fork").Pool(processes=jobs)
+    finally:
+        cv2.setNumThreads(before)
+    with pool:
+        yield pool
+
+
+def _call(args: tuple[Callable[[Any, Path], Any], Any, Path]) -> Any:
+    fn, item, out_dir = args
+    return fn(item, out_dir)
+
+
+class LocalExecutor(Executor):
+    """Today's build: ``jobs`` forked processes on this machine (one: no pool at all)."""
+
+    name = "local"
+
+    def __init__(self, jobs: int | None = None) -> None:
+        self.jobs = jobs or os.cpu_count() or 1
+
+    def imap(
+        self, stage: Stage, items: Sequence[Any], out_dir: Path, plugins: Sequence[str] = ()
+    ) -> Iterator[Any]:
+        args = [(stage.fn, item, Path(out_dir)) for item in items]
+        if self.jobs <= 1 or len(args) <= 1:
+            yield from map(_call, args)
+            return
+        with process_pool(min(self.jobs, len(args))) as pool:
+            yield from pool.imap(_call, args, chunksize=stage.chunksize)
+
+
+# ---- what a Ray worker runs -------------------------------------------------------------
+
+
+@dataclass
+class Outputs:
+    """The files a unit wrote in a worker's temp folder, to be written again by the driver.
+
+    ``files``: plain outputs (``out_dir``-relative path, bytes), written first. ``commits``:
+    each unit record committed through :func:`tempogen.resume.commit`, with the bytes of the
+    outputs it staged; the driver commits them the same way, so the record still comes last.
+    """
+
+    files: list[tuple[str, bytes]] = field(default_factory=list)
+    commits: list[tuple[str, dict[str, Any], list[tuple[str, bytes]]]] = field(default_factory=list)
+
+    @property
+    def nbytes(self) -> int:
+        staged = sum(len(b) for _, _, out in self.commits for _, b in out)
+        return sum(len(b) for _, b in self.files) + staged
+
+    def write(self, out_dir: Path) -> None:
+        """Write every file atomically under ``out_dir``, each unit's record last."""
+        from tempogen.io import write_bytes
+
+        for rel, data in self.files:
+            write_bytes(out_dir / rel, data)
+        for record, row, staged in self.commits:
+            for rel, data in staged:
+                write_bytes(resume.staging(out_dir / rel), data)
+            resume.commit(out_dir / record, row, staged=[out_dir / rel for rel, _ in staged])
+
+
+_READY: dict[str, Any] = {"plugins": None}
+
+
+def _prepare(plugins: tuple[str, ...], cwd: str) -> None:
+    """Make a fresh worker process like a forked one: plugins imported, OpenCV on one thread."""
+    if _READY["plugins"] == plugins:
+        return
+    import cv2
+
+    cv2.setNumThreads(1)
+    if cwd not in sys.path:
+        sys.path.insert(0, cwd)  # plugin modules beside the driver's config, on a shared path
+    if plugins:
+        from tempogen.config import import_plugins
+
+        import_plugins(plugins, "ray worker")
+    _READY["plugins"] = plugins
+
+
+def run_unit(
+    fn: Callable[[Any, Path], Any],
+    item: Any,
+    shared_out: str | None,
+    inputs: dict[str, bytes],
+    plugins: tuple[str, ...] = (),
+    cwd: str = "",
+) -> tuple[Any, Outputs | None]:
+    """Run one unit in a worker: under ``shared_out`` itself, else in a temp folder of its own
+    whose new files come back as :class:`Outputs` (the ``inputs`` are written there first)."""
+    _prepare(tuple(plugins), cwd)
+    if shared_out is not None:
+        return fn(item, Path(shared_out)), None
+    with tempfile.TemporaryDirectory(prefix="tempogen-unit-") as tmp:
+        root = Path(tmp)
+        for rel, data in inputs.items():
+            path = root / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+        with resume.journal() as committed:
+            result = fn(item, root)
+        return result, _collect(root, committed, set(inputs))
+
+
+def _collect(
+    root: Path, committed: list[tuple[Path, dict[str, Any], list[Path]]], skip: set[str]
+) -> Outputs:
+    """The files a unit left under ``root``: its committed records (those it did not discard
+    afterwards) with their staged outputs, and every other new file."""
+    out = Outputs()
+    claimed = set(skip)
+    for record, row, staged in committed:
+        if not record.is_file() or not all(p.is_file() for p in staged):
+            continue  # committed, then discarded by the unit (a variant that did not read back)
+        rels = [p.relative_to(root).as_posix() for p in staged]
+        out.commits.append(
+            (record.relative_to(root).as_posix(), row, [(r, (root / r).read_bytes()) for r in rels])
+        )
+        claimed.update([record.relative_to(root).as_posix(), *rels])
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and rel not in claimed and not path.name.startswith("."):
+            out.files.append((rel, path.read_bytes()))
+    return out
+
+
+class _UnitActor:
+    """A long-lived Ray worker: its process's OpenGL context stays warm across units."""
+
+    def run(self, *args: Any) -> tuple[Any, Outputs | None]:
+        return run_unit(*args)
+
+    def pid(self) -> int:
+        return os.getpid()
+
+
+# ---- the Ray driver ---------------------------------------------------------------------
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a clear error saying how to install it."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise ConfigurationError(
+            f"the ray executor needs Ray, which is not installed: {RAY_HINT}"
+        ) from exc
+    return ray
+
+
+class RayExecutor(Executor):
+    """Units on a Ray cluster: ``address`` (``auto``, ``HOST:PORT``, ``ray://...``) or, when
+    none is given and no connection is open, a local cluster of this machine's cores."""
+
+    name = "ray"
+
+    def __init__(
+        self,
+        address: str | None = None,
+        jobs: int | None = None,
+        shared_out: bool = False,
+        plugins: Sequence[str] = (),
+    ) -> None:
+        ray = import_ray()
+        self.ray = ray
+        self.shared_out = shared_out
+        self.plugins = tuple(plugins)
+        self._owned = not ray.is_initialized()
+        if self._owned:
+            env = {k: v for k, v in os.environ.items() if k.startswith("TEMPOGEN_")}
+            kwargs: dict[str, Any] = {
+                "address": address,
+                "include_dashboard": False,
+                "log_to_driver": False,
+                "runtime_env": {"env_vars": env} if env else None,
+            }
+            if address is None and jobs:
+                kwargs["num_cpus"] = jobs
+            try:
+                ray.init(**kwargs)
+            except ConnectionError as exc:
+                raise ConfigurationError(
+                    f"--address {address}: cannot connect to a Ray cluster there: {exc}"
+                ) from exc
+        cpus = int(ray.cluster_resources().get("CPU", 1))
+        self.slots = max(1, min(jobs, cpus) if jobs else cpus)
+        self.gpus = float(ray.cluster_resources().get("GPU", 0))
+        self._task = ray.remote(max_retries=RETRIES, num_cpus=1)(run_unit)
+
+    def close(self) -> None:
+        if self._owned and self.ray.is_initialized():
+            self.ray.shutdown()
+
+    def _actors(self, n: int) -> list[Any]:
+        """``n`` renderer actors, restarted by Ray (their unit rerun) if a process dies."""
+        opts: dict[str, Any] = {
+            "num_cpus": 1,
+            "max_restarts": RETRIES,
+            "max_task_retries": RETRIES,
+        }
+        if self.gpus > 0:  # EGL then renders on the node's GPU
+            opts["num_gpus"] = min(1.0, self.gpus / n)
+        cls = self.ray.remote(**opts)(_UnitActor)
+        return [cls.remote() for _ in range(n)]
+
+    def imap(
+        self, stage: Stage, items: Sequence[Any], out_dir: Path, plugins: Sequence[str] = ()
+    ) -> Iterator[Any]:
+        ray = self.ray
+        out_dir = Path(out_dir)
+        items = list(items)
+        done: dict[int, Any] = {}
+        todo: list[int] = []
+        for i, item in enumerate(items):
+            if stage.resumable:
+                try:
+                    with resume.probe():
+                        done[i] = stage.fn(item, out_dir)
+                    continue
+                except resume.Unfinished:
+                    pass
+            todo.append(i)
+        shared = str(out_dir.resolve()) if self.shared_out else None
+        cwd = os.getcwd()
+        plugins = tuple(dict.fromkeys((*self.plugins, *plugins)))
+
+        def args(i: int) -> tuple[Any, ...]:
+            item = items[i]
+            sent = {} if shared else {r: (out_dir / r).read_bytes() for r in stage.inputs(item)}
+            return (stage.fn, item, shared, sent, plugins, cwd)
+
+        use_actors = stage.gl is not None and any(stage.gl(items[i]) for i in todo)
+        actors = self._actors(min(self.slots, len(todo))) if use_actors else []
+        idle = list(actors)
+        pending: dict[Any, tuple[int, Any]] = {}
+        window = len(actors) if actors else 2 * self.slots
+        queue = iter(todo)
+        nxt = 0
+        try:
+            while nxt < len(items):
+                while len(pending) < window:
+                    i = next(queue, None)
+                    if i is None:
+                        break
+                    if actors:
+                        actor = idle.pop()
+                        pending[actor.run.remote(*args(i))] = (i, actor)
+                    else:
+                        pending[self._task.remote(*args(i))] = (i, None)
+                while nxt in done:
+                    yield done.pop(nxt)
+                    nxt += 1
+                if not pending:
+                    continue
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                for ref in ready:
+                    i, actor = pending.pop(ref)
+                    if actor is not None:
+                        idle.append(actor)
+                    result, outputs = self._get(ref, stage, items[i])
+                    if outputs is not None:
+                        outputs.write(out_dir)
+                    done[i] = result
+        finally:
+            if not actors:
+                for ref in pending:  # the driver stopped early (an error, an interrupt)
+                    ray.cancel(ref, force=True)
+            for actor in actors:
+                ray.kill(actor)
+
+    def _get(self, ref: Any, stage: Stage, item: Any) -> tuple[Any, Outputs | None]:
+        """A unit's result; the unit's own error (not Ray's wrapper) when it raised."""
+        try:
+            return self.ray.get(ref)
+        except self.ray.exceptions.RayTaskError as exc:
+            cause = getattr(exc, "cause", None)
+            if isinstance(cause, BaseException):
+                raise cause from None
+            raise
+
+
+def make_executor(
+    kind: str = "local",
+    jobs: int | None = None,
+    address: str | None = None,
+    shared_out: bool = False,
+    plugins: Sequence[str] = (),
+) -> Executor:
+    """The executor named ``kind`` (``local`` or ``ray``); ``address`` only for ``ray``."""
+    if kind == "local":
+        if address:
+            raise ConfigurationError(f"--address {address}: only the ray executor takes one")
+        return LocalExecutor(jobs)
+    if kind == "ray":
+        return RayExecutor(address, jobs, shared_out, plugins)
+    raise ConfigurationError(f"executor: expected one of {', '.join(EXECUTORS)}, got {kind!r}")
