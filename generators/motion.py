@@ -270,6 +270,10 @@ class Motion:
     # ``scene.world`` and renders in 3D (see :class:`World`).
     renderer: ClassVar[str] = "2d"
     note: ClassVar[str] = ""  # the manifest's ``note`` (e.g. "simulated human")
+    # Its answer shows in the silhouettes of the objects it draws alone (no colour, light,
+    # painted mark or glove), so a clip may be rendered as temporal-only noise
+    # (``generators/noise.py``); each clip is still checked for lights and speed.
+    temporal_noise: ClassVar[bool] = False
 
     def animate(self, scene: Scene, answer: Any) -> None:
         raise NotImplementedError

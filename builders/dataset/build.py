@@ -74,7 +74,8 @@ BUILD_MARK = ".tempogen-build.json"
 # What a build writes at the top of its folder; ``replace`` removes exactly these.
 OWNED = (
     "videos", "clips", "sheets", "report", "tomato", "videott", "lmms_eval", "hf", "vinoground",
-    "retrieval", MANIFEST, "config.json", "index.html", "report.html", "validity.json",
+    "retrieval", "noise", MANIFEST, "config.json", "index.html", "noise.html", "report.html",
+    "validity.json",
 )  # fmt: skip
 
 
@@ -128,6 +129,7 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
     from tempogen.builders.exports import all_exports
     from tempogen.builders.exports.vinoground import build_vinoground
     from tempogen.builders.report.html import write_index
+    from tempogen.builders.report.noise_page import noise_rows, write_noise_page
     from tempogen.builders.report.report import write_report
 
     specs = plan(cfg)
@@ -153,6 +155,7 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
     finally:
         if bar is not None:
             bar.close()
+    rows = _certify_noise_rows(rows, out)
     variants = _variants(rows, out, cfg, jobs or os.cpu_count() or 1, progress)
     rows = rows + variants
     if cfg.plugins:  # recorded so every command reading the manifest can import them again
@@ -177,6 +180,9 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
                 retrieval["files"]["page"],
             )
         )
+    noise_page = write_noise_page(rows, out)
+    if noise_page is not None:
+        links.append((f"temporal-noise clips: {len(noise_rows(rows))}", noise_page.name))
     write_index(rows, out / "index.html", links=links)
     validity = validity_report(rows, seed=cfg.seed)
     if cfg.shortcuts != "off":
@@ -205,6 +211,29 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
         retrieval=retrieval,
         reused_frames=frames_reused,
     )
+
+
+def _certify_noise_rows(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
+    """Answer every temporal-noise row from its motion signal (``tempogen audit verify``'s
+    reader) and record the answer in its certificate; one that disagrees stops the build."""
+    from tempogen.builders.audit.noise import is_noise
+    from tempogen.builders.audit.verify import verify_row
+
+    checked = []
+    for row in rows:
+        if is_noise(row.get("labels") or {}):
+            v = verify_row(row, out)
+            if v is None or not v.ok:
+                raise CertificationError(
+                    f"{out / row['video']}: temporal-noise clip {row['id']}: the motion signal "
+                    f"answers {v and v.seen!r}, the labels {row['answer_key']!r}"
+                    + (f" ({v.detail})" if v and v.detail else "")
+                )
+            cert = {**row["certificate"]}
+            cert["temporal_noise"] = {**cert["temporal_noise"], "pixel_answer": v.seen}
+            row = {**row, "certificate": cert}
+        checked.append(row)
+    return checked
 
 
 def _retrieval(out: Path, cfg: DatasetConfig, progress: bool) -> dict[str, Any] | None:
