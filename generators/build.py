@@ -45,6 +45,7 @@ from tempogen.video import VideoWriter, sha256_file
 
 # Bump when rendering or labelling changes what a spec produces: old clips are then redone.
 RENDER_VERSION = 3
+NOISE_NOTE = "temporal noise"  # the manifest's note (and TOMATO's) on a noise-encoded clip
 SHEET_TILE = 240  # contact-sheet tile width in pixels (a 4x4 sheet is about 980 px wide)
 
 
@@ -396,7 +397,9 @@ def _render_new(
             fps=spec.fps,
             width=spec.width,
             height=spec.height,
-            note=motion.note,
+            note=motion.note
+            if noise is None
+            else ", ".join(filter(None, [motion.note, NOISE_NOTE])),
             certificate=cert_json,
         ).to_json()
         commit(record_path, row, staged=[video_path])

@@ -59,7 +59,9 @@ def test_a_smooth_foreground_is_caught_by_the_single_frame_test():
 def test_the_motion_signal_recovers_the_foreground():
     enc, frames, cells = encode_clip()
     for a in range(len(frames) - 1):
-        still = recover_cells(level_cells(frames[a], enc.cell), level_cells(frames[a + 1], enc.cell))
+        still = recover_cells(
+            level_cells(frames[a], enc.cell), level_cells(frames[a + 1], enc.cell)
+        )
         assert iou(still, cells[a] & cells[a + 1]) > 0.8
 
 
@@ -100,3 +102,22 @@ def test_noise_questions_name_no_colour_and_spec_hash_is_kept_for_plain_clips():
     plain = replace(_spec("slide", "direction", "left"), encoding="")
     assert "encoding" not in plain.to_json()
     assert "encoding" in _spec("slide", "direction", "left").to_json()
+
+
+def test_the_planner_swaps_in_noise_without_touching_answers():
+    from tempogen.config import ConfigError, config_from_dict
+    from tempogen.generators.build import plan
+
+    base = {"seed": 1, "size": [320, 180], "fps": 15, "samples_per_task": 10,
+            "tasks": ["direction", "count"], "scenes3d": {"humans": 0, "objects": 0}}  # fmt: skip
+    plain = plan(config_from_dict(base))
+    noisy = plan(config_from_dict({**base, "style": {"temporal_noise": 0.3}}))
+    assert plan(config_from_dict({**base, "style": {"temporal_noise": 0.3}})) == noisy
+    assert [(s.id, s.motion, s.answer_key, s.seed) for s in plain] == [
+        (s.id, s.motion, s.answer_key, s.seed) for s in noisy
+    ]
+    changed = [s for s in noisy if s.encoding]
+    assert 0 < len(changed) <= 6 and all(s.distractors == 0 for s in changed)
+    assert all(s.hash == p.hash for s, p in zip(noisy, plain) if not s.encoding)
+    with pytest.raises(ConfigError, match="style.temporal_noise"):
+        config_from_dict({**base, "style": {"temporal_noise": 1.5}}, "x.yaml")
