@@ -83,12 +83,13 @@ class NoiseEncoder:
     def encode(self, fg: np.ndarray) -> np.ndarray:
         """The noise frame (H, W, 3) uint8 for foreground cells ``fg`` (gh, gw); the array is
         reused by the next call."""
-        self._cells[:] = self.palette[self.rng.integers(0, LEVELS, (self.gh, self.gw))]
+        drawn = self.rng.integers(0, LEVELS, (self.gh, self.gw), dtype=np.uint8)
+        np.take(self.palette, drawn, out=self._cells)
         np.copyto(self._cells, self.texture, where=fg)
         cv2.resize(
             self._cells, self._big.shape[::-1], dst=self._big, interpolation=cv2.INTER_NEAREST
         )
-        np.copyto(self._out, self._big[: self.height, : self.width, None])
+        cv2.cvtColor(self._big[: self.height, : self.width], cv2.COLOR_GRAY2RGB, dst=self._out)
         return self._out
 
 

@@ -75,6 +75,27 @@ def noise_states(
             frame[px] = labels.track(name).color
         painted.append(frame)
     if renderer != "2d":
-        return pixel_states_3d(painted, labels, idx), cert
-    spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
-    return pixel_labels(painted, labels, idx, rotation=spin), cert
+        measured = pixel_states_3d(painted, labels, idx)
+    else:
+        spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
+        measured = pixel_labels(painted, labels, idx, rotation=spin)
+    if labels.query.kind == "move":
+        measured = _held_at_rest(measured, idx, float(cell))
+    return measured, cert
+
+
+def _held_at_rest(labels: Labels, idx: np.ndarray, jitter: float) -> Labels:
+    """When each object starts moving: a still region's centroid wanders by up to a cell (its
+    rim gains or loses a cell to chance), so until an object first leaves its starting point
+    by more than ``jitter`` pixels it is held there."""
+    tracks = []
+    for t in labels.tracks:
+        if t.name not in labels.query.objects or t.role == "anchor":
+            tracks.append(t)
+            continue
+        x, y = t.x.copy(), t.y.copy()
+        d = np.hypot(x[idx] - x[idx[0]], y[idx] - y[idx[0]])
+        hold = idx[np.cumsum(d > jitter) == 0]
+        x[hold], y[hold] = x[idx[0]], y[idx[0]]
+        tracks.append(t.with_states(x=x, y=y))
+    return labels.with_tracks(tuple(tracks))

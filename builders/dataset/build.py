@@ -155,7 +155,7 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
     finally:
         if bar is not None:
             bar.close()
-    rows = _certify_noise_rows(rows, out)
+    rows = _certify_noise_rows(rows, out, jobs or os.cpu_count() or 1)
     variants = _variants(rows, out, cfg, jobs or os.cpu_count() or 1, progress)
     rows = rows + variants
     if cfg.plugins:  # recorded so every command reading the manifest can import them again
@@ -213,16 +213,25 @@ def _build(cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool) -> B
     )
 
 
-def _certify_noise_rows(rows: list[dict[str, Any]], out: Path) -> list[dict[str, Any]]:
+def _certify_noise_rows(rows: list[dict[str, Any]], out: Path, jobs: int) -> list[dict[str, Any]]:
     """Answer every temporal-noise row from its motion signal (``tempogen audit verify``'s
-    reader) and record the answer in its certificate; one that disagrees stops the build."""
+    reader, over ``jobs`` processes) and record the answer in its certificate; one that
+    disagrees stops the build."""
     from tempogen.builders.audit.noise import is_noise
-    from tempogen.builders.audit.verify import verify_row
+    from tempogen.builders.audit.verify import _verify
+    from tempogen.generators.build import process_pool
 
+    noisy = [(r, out) for r in rows if is_noise(r.get("labels") or {})]
+    if jobs <= 1 or len(noisy) <= 1:
+        verdicts = [_verify(a) for a in noisy]
+    else:
+        with process_pool(min(jobs, len(noisy))) as pool:
+            verdicts = pool.map(_verify, noisy, chunksize=1)
+    by_id = {r["id"]: v for (r, _), v in zip(noisy, verdicts)}
     checked = []
     for row in rows:
-        if is_noise(row.get("labels") or {}):
-            v = verify_row(row, out)
+        if row["id"] in by_id:
+            v = by_id[row["id"]]
             if v is None or not v.ok:
                 raise CertificationError(
                     f"{out / row['video']}: temporal-noise clip {row['id']}: the motion signal "
