@@ -27,9 +27,11 @@ from tempogen.labels import Labels
 
 TEMPORAL_NOISE = "temporal_noise"
 ENCODINGS = ("", TEMPORAL_NOISE)  # "" = plain rendering
-LEVELS = 16  # grey levels of a cell: far enough apart that the codec keeps each one
+LEVELS = 8  # grey levels of a cell: far enough apart that the codec never moves one (with 16,
+# x264 smooths still texture enough that a single frame shows where it is)
 STILL_TOL = 0.5  # a cell is unchanged when its level moved by less than half a step
 MIN_NEIGHBOURS = 3  # a still cell counts when this many of its 8 neighbours are still too
+MIN_REGION = 5  # cells: a smaller still region is chance agreement of redrawn noise
 MIN_IOU = 0.5  # recovered motion-signal mask vs the true one, at every sampled frame
 MIN_P = 1e-3  # a single frame's chi-square p-value (inside vs outside) must stay above this
 FG_COVER = 0.5  # a cell belongs to the foreground when objects cover more than this share
@@ -110,10 +112,13 @@ def level_cells(frame: np.ndarray, cell: int) -> np.ndarray:
 def recover_cells(cur: np.ndarray, nxt: np.ndarray) -> np.ndarray:
     """The motion signal: cells (gh, gw) whose level holds from one frame to the next (level
     cells, :func:`level_cells`), chance agreements of redrawn noise (1 in ``LEVELS``) removed:
-    a still cell counts when :data:`MIN_NEIGHBOURS` of its neighbours are still too."""
+    a still cell counts when :data:`MIN_NEIGHBOURS` of its neighbours are still too, in a
+    region of :data:`MIN_REGION` cells or more."""
     still = (np.abs(nxt - cur) < STILL_TOL).astype(np.uint8)
     near = cv2.boxFilter(still, cv2.CV_16U, (3, 3), normalize=False, borderType=cv2.BORDER_CONSTANT)
-    return (still > 0) & (near >= 1 + MIN_NEIGHBOURS)
+    kept = ((still > 0) & (near >= 1 + MIN_NEIGHBOURS)).astype(np.uint8)
+    n, lab, stats, _ = cv2.connectedComponentsWithStats(kept, connectivity=8)
+    return np.isin(lab, 1 + np.flatnonzero(stats[1:, cv2.CC_STAT_AREA] >= MIN_REGION))
 
 
 def pair(i: int, n: int) -> tuple[int, int]:
@@ -121,16 +126,21 @@ def pair(i: int, n: int) -> tuple[int, int]:
     return (i, i + 1) if i + 1 < n else (i - 1, i)
 
 
-MAX_STEP = 0.5  # a foreground object moves at most this share of its radius per frame
+MAX_STEP = 0.35  # a foreground object moves at most this share of its radius per frame
+MIN_RADIUS = 5.0  # cells: a smaller object's still region is mostly rim, which noise erodes
 
 
 def too_fast(labels: Labels) -> str:
     """Why a noise clip of these labels could not be read ("" if it can): still noise shows an
     object only where it overlaps itself from one frame to the next, so none may move (a
-    turn counted at its rim) more than :data:`MAX_STEP` of its radius per frame."""
+    turn counted at its rim) more than :data:`MAX_STEP` of its radius per frame, nor be under
+    :data:`MIN_RADIUS` cells in radius."""
+    cell = cell_size(labels.width, labels.height)
     for name in foreground(labels):
         t = labels.track(name)
         r = t.size * np.maximum(t.scale, 1e-6)
+        if float(r.min()) < MIN_RADIUS * cell:
+            return f"{name} is {float(r.min()) / cell:.1f} cells in radius (at least {MIN_RADIUS})"
         step = np.hypot(np.diff(t.x), np.diff(t.y)) + np.radians(np.abs(np.diff(t.angle))) * r[1:]
         worst = float(np.max(step / r[1:])) if len(step) else 0.0
         if worst > MAX_STEP:
@@ -168,11 +178,13 @@ def single_frame_stats(levels: np.ndarray, inside: np.ndarray) -> dict[str, floa
 def single_frame_blind(stats: list[dict[str, float]]) -> bool:
     """Whether single frames carry no region information: every chi-square p-value (Bonferroni
     over the frames) above :data:`MIN_P`, and neighbour agreement inside within a binomial
-    band of the outside's."""
+    band (five standard errors of one frame's cells, plus 0.02) of the outside's."""
     for s in stats:
         if s["chi2_p"] < MIN_P / max(len(stats), 1):
             return False
-    pairs = sum(s["cells_in"] for s in stats)
+    # the still texture is the same cells from frame to frame: one frame's count is the
+    # number of independent draws (a clip at rest shows one patch sixteen times)
+    pairs = min((s["cells_in"] for s in stats if s["cells_in"]), default=0)
     if not pairs:
         return True
     mean_in = float(np.mean([s["neighbour_same_in"] for s in stats]))

@@ -79,23 +79,27 @@ def noise_states(
     else:
         spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
         measured = pixel_labels(painted, labels, idx, rotation=spin)
-    if labels.query.kind == "move":
-        measured = _held_at_rest(measured, idx, float(cell))
-    return measured, cert
+    return _dead_band(measured, idx, JITTER * cell), cert
 
 
-def _held_at_rest(labels: Labels, idx: np.ndarray, jitter: float) -> Labels:
-    """When each object starts moving: a still region's centroid wanders by up to a cell (its
-    rim gains or loses a cell to chance), so until an object first leaves its starting point
-    by more than ``jitter`` pixels it is held there."""
+JITTER = 1.0  # cells a still region's centroid wanders (its rim gains or loses cells by chance)
+
+
+def _dead_band(labels: Labels, idx: np.ndarray, jitter: float) -> Labels:
+    """Positions through a dead band: a sampled position within ``jitter`` pixels of the last
+    one kept is the last one kept, so an object at rest reads as at rest and one that moves
+    lags by at most ``jitter``."""
     tracks = []
     for t in labels.tracks:
-        if t.name not in labels.query.objects or t.role == "anchor":
+        if t.role == "anchor":
             tracks.append(t)
             continue
         x, y = t.x.copy(), t.y.copy()
-        d = np.hypot(x[idx] - x[idx[0]], y[idx] - y[idx[0]])
-        hold = idx[np.cumsum(d > jitter) == 0]
-        x[hold], y[hold] = x[idx[0]], y[idx[0]]
+        kx, ky = x[idx[0]], y[idx[0]]
+        for i in idx[1:]:
+            if np.hypot(x[i] - kx, y[i] - ky) <= jitter:
+                x[i], y[i] = kx, ky
+            else:
+                kx, ky = x[i], y[i]
         tracks.append(t.with_states(x=x, y=y))
     return labels.with_tracks(tuple(tracks))

@@ -339,7 +339,6 @@ class CubeFly3D(Motion):
     draws each shape ``fly_shape3d`` draws (its plane faces the camera), or hovers."""
 
     name = "cube_fly3d"
-    temporal_noise = True
     task = "shape&trend"
     fact = "trajectory"
     answers = FlyShape3D.answers

@@ -88,9 +88,12 @@ def test_patterns_that_need_appearance_are_refused():
         spec_scene(_spec("first_light", "visual_cues", "none"))
 
 
-def test_a_clip_too_fast_for_still_noise_is_refused():
-    # three loops round a post in 4 s at 15 fps: the subject jumps past itself every frame
+def test_a_clip_too_fast_or_too_small_for_still_noise_is_refused():
+    # a glide speeding up over 32 frames ends far past itself from one frame to the next
     with pytest.raises(NotNoiseable, match="radius in one frame"):
+        spec_scene(replace(_spec("glide", "velocity&frequency", "accelerating"), num_frames=32))
+    # a moon-sized subject is mostly rim at this cell size
+    with pytest.raises(NotNoiseable, match="cells in radius"):
         spec_scene(_spec("loop_count", "count", "3"))
 
 

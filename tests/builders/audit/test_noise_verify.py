@@ -23,8 +23,8 @@ CONFIG = {
     "fps": 15,
     "duration": [4.0, 6.0],
     "samples_per_task": 3,
-    "tasks": ["direction"],
-    "motions": ["slide", "ball_roll"],
+    "tasks": ["velocity&frequency"],
+    "motions": ["glide", "ball_pace3d"],
     "style": {"temporal_noise": 1.0},
     "variants": {"share": 0},
     "vinoground": {"pairs": 0},
@@ -46,7 +46,7 @@ def built(tmp_path_factory):
 def test_noise_clips_of_2d_and_3d_patterns_ship_certified(built):
     out, rows = built
     noisy = [r for r in rows if r["spec"].get("encoding") == "temporal_noise"]
-    assert {r["generator"] for r in noisy} == {"slide", "ball_roll"}
+    assert {r["generator"] for r in noisy} == {"glide", "ball_pace3d"}
     for r in noisy:
         cert = r["certificate"]["temporal_noise"]
         assert cert["pixel_answer"] == r["answer_key"]
@@ -62,7 +62,7 @@ def test_noise_clips_of_2d_and_3d_patterns_ship_certified(built):
     assert 'href="noise.html"' in (out / "index.html").read_text()
     table = pq.read_table(out / "hf" / "data" / "test.parquet").to_pylist()
     assert {t["id"] for t in table if t["encoding"] == "temporal_noise"} == {r["id"] for r in noisy}
-    entries = json.loads((out / "tomato" / "data" / "direction.json").read_text())
+    entries = json.loads((out / "tomato" / "data" / "velocity&frequency.json").read_text())
     assert sum("temporal noise" in e["note"] for e in entries.values()) == len(noisy)
     report = verify_manifest(out / "manifest.jsonl")
     assert report.agreed == report.checked == len(rows)
@@ -73,7 +73,7 @@ def test_a_noise_clip_whose_foreground_is_redrawn_fails_verification(built, tmp_
     """The same clip re-encoded with its foreground noise redrawn each frame (no coherence
     left) must not verify: the pixels then no longer show the subject."""
     out, rows = built
-    row = next(r for r in rows if r["generator"] == "slide" and r["spec"].get("encoding"))
+    row = next(r for r in rows if r["generator"] == "glide" and r["spec"].get("encoding"))
     labels = Labels.from_json(row["labels"])
     frames = read_video(out / row["video"])
     rng = np.random.default_rng(0)
