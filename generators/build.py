@@ -20,6 +20,7 @@ import numpy as np
 
 from tempogen import observe
 from tempogen.config import ConfigError, DatasetConfig
+from tempogen.errors import GenerationError
 from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import FACTS, answer_of
 from tempogen.generators.motion import (
@@ -34,6 +35,7 @@ from tempogen.generators.motion import (
     make_scene,
     motions_for,
 )
+from tempogen.generators.noise import ENCODINGS, TEMPORAL_NOISE, NotNoiseable
 from tempogen.generators.render2d import Compositor, make_background
 from tempogen.labels import Labels
 from tempogen.manifest import Row
@@ -43,6 +45,7 @@ from tempogen.video import VideoWriter, sha256_file
 
 # Bump when rendering or labelling changes what a spec produces: old clips are then redone.
 RENDER_VERSION = 3
+NOISE_NOTE = "temporal noise"  # the manifest's note (and TOMATO's) on a noise-encoded clip
 SHEET_TILE = 240  # contact-sheet tile width in pixels (a 4x4 sheet is about 980 px wide)
 
 
@@ -56,7 +59,7 @@ def _jsonable(v: Any) -> Any:
     return v
 
 
-_UNSET_OMITTED = ("pair", "twin_key")
+_UNSET_OMITTED = ("pair", "twin_key", "encoding")
 
 
 @dataclass(frozen=True)
@@ -81,9 +84,10 @@ class Spec:
     body: str = ""  # body model of a simulated human ("" = the embedded mannequin)
     pair: str = ""  # minimal pair: the original's id, on both members ("" = no pair)
     twin_key: str = ""  # the other member's answer key
+    encoding: str = ""  # "temporal_noise": every frame alone is noise (generators/noise.py)
 
     def to_json(self) -> dict[str, Any]:
-        # pair fields are left out when unset, so clips in no pair keep their spec hashes
+        # fields added later are left out when unset, so other clips keep their spec hashes
         return {
             k: getattr(self, k)
             for k in self.__dataclass_fields__
@@ -168,7 +172,7 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
             f"{cfg.source}: motions: {list(cfg.motions)} belong to none of the tasks "
             f"{list(cfg.tasks)} (with samples_per_task {cfg.samples_per_task}): nothing to build"
         )
-    return add_twins(cfg, specs)
+    return add_twins(cfg, _noise_encoded(cfg, specs))
 
 
 def twin_key(spec: Spec) -> str | None:
@@ -187,7 +191,7 @@ def add_twins(cfg: DatasetConfig, specs: list[Spec]) -> list[Spec]:
     A twin is its original's spec (seed, length, style) with the answer flipped
     (:meth:`Fact.twin`); both carry the pair's id and each other's key. Each task takes one
     question of each 3D type it has, then 2D ones (3D clips cost ~20x more to render), from
-    patterns not yet paired first. A question is taken only when its twin's answer is one of
+    patterns not yet paired first (noise-encoded clips are not paired). A question is taken only when its twin's answer is one of
     its pattern's least given so far, so every pattern's answers stay balanced within one.
     """
     if not cfg.minimal_pairs:
@@ -202,7 +206,9 @@ def add_twins(cfg: DatasetConfig, specs: list[Spec]) -> list[Spec]:
         want = math.ceil(cfg.minimal_pairs * len(mine) - 1e-9)
         rng = np.random.default_rng([cfg.seed, 14, t_index])
         pool = {
-            k: [mine[j] for j in rng.permutation(len(mine)) if _kind(mine[j]) == k]
+            k: [
+                m for j in rng.permutation(len(mine)) if _kind(m := mine[j]) == k and not m.encoding
+            ]
             for k in TWIN_KINDS
         }
         paired: set[str] = set()
@@ -248,6 +254,34 @@ def _pick_twin(
             if key is not None and given[s.motion][key] == min(given[s.motion].values()):
                 return s, key
     return None
+
+
+def _noise_encoded(cfg: DatasetConfig, specs: list[Spec]) -> list[Spec]:
+    """``style.temporal_noise`` of each task's questions (rounded, of its noise-encodable
+    ones at most) turned into noise clips: picked by their own seeded generator, so answers,
+    patterns and every other clip stay as planned; distractors and misleading text, which
+    noise cannot show, are off for them."""
+    share = cfg.style.temporal_noise
+    if share <= 0:
+        return specs
+    out = list(specs)
+    for t_index, task in enumerate(cfg.tasks):
+        at = [i for i, s in enumerate(specs) if s.task == task]
+        ok = [i for i in at if get_motion(specs[i].motion).temporal_noise]
+        k = min(len(ok), int(math.floor(share * len(at) + 0.5)))
+        rng = np.random.default_rng([cfg.seed, 15, t_index])  # apart from the twins' draw
+        for j in rng.permutation(len(ok)):
+            if k <= 0:
+                break
+            i = ok[int(j)]
+            noisy = replace(specs[i], encoding=TEMPORAL_NOISE, distractors=0, misleading_text=False)
+            try:  # this clip may move too fast for still noise to show it
+                spec_scene(noisy)
+            except NotNoiseable:
+                continue
+            out[i] = noisy
+            k -= 1
+    return out
 
 
 DEMONSTRATIONS = ("human", "object3d")  # TOMATO's demonstration types drawn in 3D
@@ -311,7 +345,28 @@ def spec_scene(spec: Spec) -> tuple[Scene, np.random.Generator, np.random.Genera
         looks=look_ss if spec.pair else None,
         twin_key=spec.twin_key,
     )
+    if spec.encoding:
+        _noise_scene(scene, spec)
     return scene, np.random.default_rng(bg_ss), np.random.default_rng(opt_ss)
+
+
+def _noise_scene(scene: Scene, spec: Spec) -> None:
+    """Make a certified scene a noise clip's: refuse a pattern noise cannot show, name its
+    objects without colour and record the encoding in the labels' meta."""
+    from tempogen.generators.noise import cell_size, check_eligible, encoding_meta, noise_nouns
+
+    if spec.encoding not in ENCODINGS:
+        raise GenerationError(f"{spec.id}: unknown encoding {spec.encoding!r}; known: {ENCODINGS}")
+    motion = get_motion(spec.motion)
+    labels = scene.labels()
+    check_eligible(motion, labels)
+    if scene.world is not None and not hasattr(scene.world, "frames_and_masks"):
+        raise GenerationError(
+            f"motion {motion.name!r} cannot be noise-encoded: its 3D world gives no mask"
+        )
+    nouns, tell = noise_nouns(labels, "shape" if motion.renderer == "2d" else "object")
+    scene.nouns.update(nouns)
+    scene.meta["encoding"] = encoding_meta(labels, cell_size(spec.width, spec.height), tell)
 
 
 def question_fields(
@@ -398,7 +453,8 @@ def render_or_reuse(spec: Spec, out_dir: Path) -> tuple[dict[str, Any], bool]:
     video_rel = f"videos/{spec.id}.mp4"
     video_path = out_dir / video_rel
     sheet_path = out_dir / "sheets" / f"{spec.id}.png"
-    reused = lookup(record_path, spec.hash, [sheet_path], {"video_sha256": video_path})
+    needed = [sheet_path, *(noise_pages(out_dir, spec.id) if spec.encoding else ())]
+    reused = lookup(record_path, spec.hash, needed, {"video_sha256": video_path})
     if reused is not None:
         return reused, True
     return _render_new(spec, out_dir, video_path, video_rel, sheet_path, record_path), False
@@ -423,7 +479,11 @@ def _render_new(
     labels = scene.labels()
     motion = get_motion(spec.motion)
     frames = scene_frames(scene, spec.background, bg_rng)
-    wanted = {int(i): k for k, i in enumerate(observe.uniform_indices(labels.num_frames, SAMPLES))}
+    idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    wanted = {int(i): k for k, i in enumerate(idx)}
+    noise = _noise_clip(scene, spec, bg_rng, idx) if spec.encoding else None
+    if noise is not None:
+        frames = noise.frames()
     sampled: list[np.ndarray] = [None] * SAMPLES  # type: ignore[list-item]
     # The clip's record is its commit: the video takes its final name only after the record
     # is written, so a kill or a full disk never leaves a finished-looking video unrecorded.
@@ -447,6 +507,9 @@ def _render_new(
         write_sheet(sheet_path, np.stack(sampled), sorted(wanted), tile_width=SHEET_TILE)
 
         cert = certify(labels)
+        cert_json = certificate_json(cert)
+        if noise is not None:
+            cert_json["temporal_noise"] = _certify_noise(noise, partial, out_dir, spec)
         row = Row(
             id=spec.id,
             video=video_rel,
@@ -475,8 +538,10 @@ def _render_new(
             fps=spec.fps,
             width=spec.width,
             height=spec.height,
-            note=motion.note,
-            certificate=certificate_json(cert),
+            note=motion.note
+            if noise is None
+            else ", ".join(filter(None, [motion.note, NOISE_NOTE])),
+            certificate=cert_json,
             pair=spec.pair or None,
         ).to_json()
         commit(record_path, row, staged=[video_path])
@@ -490,6 +555,51 @@ def _pair_keys(spec: Spec) -> tuple[str, str] | None:
     if spec.id == spec.pair:
         return spec.answer_key, spec.twin_key
     return spec.twin_key, spec.answer_key
+
+
+def noise_pages(out_dir: Path, clip_id: str) -> tuple[Path, Path]:
+    """A noise clip's clean contact sheet and its motion-signal sheet (for noise.html)."""
+    folder = Path(out_dir) / "noise"
+    return folder / f"{clip_id}-clean.png", folder / f"{clip_id}-motion.png"
+
+
+def _noise_clip(scene: Scene, spec: Spec, bg_rng: np.random.Generator, idx: np.ndarray) -> Any:
+    """The :class:`~tempogen.generators.noise.NoiseClip` of a noise spec: clean frames and
+    the foreground's coverage come from one pass (the 3D world's, or the 2D compositor's)."""
+    from tempogen.generators.noise import NoiseClip, foreground
+    from tempogen.generators.render2d import Coverage
+
+    labels = scene.labels()
+    if scene.world is not None:
+        pairs = scene.world.frames_and_masks(spec.background, bg_rng)  # type: ignore[attr-defined]
+    else:
+        cover = Coverage(labels, foreground(labels))
+        clean = scene_frames(scene, spec.background, bg_rng)
+        pairs = ((f, cover.frame(i)) for i, f in enumerate(clean))
+    rng = np.random.default_rng(np.random.SeedSequence(spec.seed).spawn(5)[4])  # not the looks'
+    return NoiseClip(labels, pairs, rng, idx)
+
+
+def _certify_noise(noise: Any, video: Path, out_dir: Path, spec: Spec) -> dict[str, Any]:
+    """Certify a written noise clip from its decoded frames, and write its clean and
+    motion-signal sheets; raises GenerationError (nothing ships) when it fails."""
+    from tempogen.sheets import write_sheet
+    from tempogen.video import read_video
+
+    try:
+        decoded = dict(zip(noise.read, read_video(video, noise.read)))
+        cert, motion = noise.certify(decoded)
+    except GenerationError as exc:
+        raise GenerationError(f"{spec.id}: {exc}") from None
+    clean_path, motion_path = noise_pages(out_dir, spec.id)
+    idx = noise.idx
+    write_sheet(clean_path, np.stack([noise.clean[i] for i in idx]), idx, tile_width=SHEET_TILE)
+    c = noise.cell
+    h, w = spec.height, spec.width
+    still = [np.repeat(np.repeat(m, c, 0), c, 1)[:h, :w] for m in motion]
+    sheet = np.stack([np.where(m[..., None], 255, 24).astype(np.uint8).repeat(3, 2) for m in still])
+    write_sheet(motion_path, sheet, idx, tile_width=SHEET_TILE)
+    return {"cell": c, **cert}
 
 
 def _opt_rng(spec: Spec) -> np.random.Generator:

@@ -290,6 +290,10 @@ class Motion:
     note: ClassVar[str] = ""  # the manifest's ``note`` (e.g. "simulated human")
     # Shortest clip the pattern can show its answer in; the planner never asks for less.
     min_seconds: ClassVar[float] = 0.0
+    # Its answer shows in the silhouettes of the objects it draws alone (no colour, light,
+    # painted mark or glove), so a clip may be rendered as temporal-only noise
+    # (``generators/noise.py``); each clip is still checked for lights and speed.
+    temporal_noise: ClassVar[bool] = False
 
     def animate(self, scene: Scene, answer: Any) -> None:
         raise NotImplementedError

@@ -234,3 +234,37 @@ class Compositor:
     def frames(self) -> Iterator[np.ndarray]:
         for i in range(self.labels.num_frames):
             yield self.frame(i)
+
+
+class Coverage:
+    """Per-frame coverage of some tracks, as a uint8 mask (0..255) reused between frames:
+    what a noise-encoded clip holds still (``generators/noise.py``)."""
+
+    def __init__(self, labels: Labels, names: list[str]) -> None:
+        self.tracks = [labels.track(n) for n in names]
+        self.alphas = {t.name: make_sprite(t, bool(t.lit[0])).alpha[..., 0] for t in self.tracks}
+        self.out = np.zeros((labels.height, labels.width), np.uint8)
+
+    def frame(self, i: int) -> np.ndarray:
+        """Coverage at frame ``i`` (the array is reused by the next call)."""
+        self.out[:] = 0
+        H, W = self.out.shape
+        for t in self.tracks:
+            if not t.visible[i]:
+                continue
+            alpha = self.alphas[t.name]
+            half = (alpha.shape[0] - 1) / 2.0
+            x, y, scale = float(t.x[i]), float(t.y[i]), float(t.scale[i])
+            ext = int(math.ceil(half * scale * 1.42)) + 2
+            x0, y0 = int(math.floor(x)) - ext, int(math.floor(y)) - ext
+            cx0, cy0 = max(x0, 0), max(y0, 0)
+            cx1, cy1 = min(x0 + 2 * ext + 1, W), min(y0 + 2 * ext + 1, H)
+            if cx0 >= cx1 or cy0 >= cy1:
+                continue
+            m = cv2.getRotationMatrix2D((half, half), -float(t.angle[i]), scale)
+            m[0, 2] += x - half - cx0
+            m[1, 2] += y - half - cy0
+            a = cv2.warpAffine(alpha, m, (cx1 - cx0, cy1 - cy0), flags=cv2.INTER_LINEAR)
+            roi = self.out[cy0:cy1, cx0:cx1]
+            np.maximum(roi, (a * 255 + 0.5).astype(np.uint8), out=roi)
+        return self.out

@@ -469,6 +469,7 @@ class Renderer:
         shadows: bool = False,
         samples: int | None = None,
         shading: str | None = None,
+        coverage: bool = False,
     ) -> None:
         if background not in BACKGROUNDS:
             raise RenderError(f"unknown background {background!r}; known: {BACKGROUNDS}")
@@ -511,7 +512,9 @@ class Renderer:
         if floor is not None:
             self.floor_handle = self._add_floor(float(floor), background, rng)
         # a plain sky with nothing in the backdrop is the clear colour: no compositing
-        self._direct = background == "solid" and (floor is None or shadows)
+        # (``coverage`` keeps the meshes on a transparent clear: :attr:`coverage` is their mask)
+        self._direct = background == "solid" and (floor is None or shadows) and not coverage
+        self.coverage: np.ndarray | None = None  # alpha of the last frame's meshes (a view)
         if self._direct:
             self.scene.bg_color = np.array([*(self.sky[0, 0] / 255.0), 1.0])
         self._closed = False
@@ -820,6 +823,7 @@ class Renderer:
         finally:
             for m in scenery:
                 m.is_visible = True
+        self.coverage = rgba[..., 3]
         return _over(rgba, self._backdrop, self._out, binary=self.samples == 0)
 
     def close(self) -> None:

@@ -23,11 +23,13 @@ ConfigError = ConfigurationError  # the name this module has always raised
 
 @dataclass(frozen=True)
 class StyleConfig:
-    """How clips look: distractor count range, misleading-text rate, backgrounds."""
+    """How clips look: distractor count range, misleading-text rate, backgrounds, and the
+    share of each task's questions rendered as temporal-only noise."""
 
     distractors: tuple[int, int] = (0, 2)
     misleading_text: float = 0.15
     backgrounds: tuple[str, ...] = BACKGROUNDS
+    temporal_noise: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -301,6 +303,10 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
         skw["backgrounds"] = _strings(src, "style.backgrounds", style["backgrounds"], BACKGROUNDS)
         if not skw["backgrounds"]:
             raise _fail(src, "style.backgrounds", "name at least one background")
+    if "temporal_noise" in style:
+        skw["temporal_noise"] = _number(
+            src, "style.temporal_noise", style["temporal_noise"], float, 0, 1
+        )
     enc = _section(src, "encode", data.get("encode"))
     _check_keys(src, "encode.", enc, EncodeConfig)
     ekw: dict[str, Any] = {}

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tempogen import observe
+from tempogen.builders.audit.noise import is_noise, noise_states
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import pixel_states_3d
 from tempogen.builders.dataset.reading import open_manifest, row_motion
@@ -50,6 +51,8 @@ def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
     motion = row_motion(row, f"row {row.get('id')!r}")
     fact = motion.fact
     idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+    if is_noise(labels_json):
+        return _verify_noise(row, manifest_dir, labels, idx, motion)
     try:
         frames = list(read_video(manifest_dir / row["video"], idx))
     except VideoError as exc:
@@ -66,6 +69,23 @@ def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
     value = answer_of(measured, idx)
     seen = None if value is None else answer_key(fact, value)
     detail = "" if value is not None else "pixels do not determine an answer"
+    return Verdict(row["id"], row["answer_key"], seen, detail)
+
+
+def _verify_noise(
+    row: dict[str, Any], manifest_dir: Path, labels: Labels, idx: Any, motion: Any
+) -> Verdict:
+    """A temporal-noise row: answered from the motion signal, and failed outright when a
+    single frame shows where the objects are."""
+    try:
+        measured, cert = noise_states(manifest_dir / row["video"], labels, idx, motion.renderer)
+    except (VideoError, ValueError) as exc:
+        return Verdict(row["id"], row["answer_key"], None, str(exc))
+    if not cert["single_frame_blind"]:
+        return Verdict(row["id"], row["answer_key"], None, f"a single frame shows it: {cert}")
+    value = answer_of(measured, idx)
+    seen = None if value is None else answer_key(motion.fact, value)
+    detail = "" if value is not None else "the motion signal does not determine an answer"
     return Verdict(row["id"], row["answer_key"], seen, detail)
 
 

@@ -93,7 +93,8 @@ BUILD_MARK = ".tempogen-build.json"
 # What a build writes at the top of its folder; ``replace`` removes exactly these.
 OWNED = (
     "videos", "clips", "sheets", "report", "tomato", "videott", "lmms_eval", "hf", "vinoground",
-    "retrieval", MANIFEST, "config.json", "index.html", "report.html", "validity.json",
+    "retrieval", "noise", MANIFEST, "config.json", "index.html", "noise.html", "report.html",
+    "validity.json",
 )  # fmt: skip
 
 
@@ -149,6 +150,7 @@ def _build(
     from tempogen.builders.exports import all_exports
     from tempogen.builders.exports.vinoground import build_vinoground
     from tempogen.builders.report.html import write_index
+    from tempogen.builders.report.noise_page import noise_rows, write_noise_page
     from tempogen.builders.report.report import write_report
 
     specs = plan(cfg)
@@ -174,6 +176,7 @@ def _build(
     finally:
         if bar is not None:
             bar.close()
+    rows = _certify_noise_rows(rows, out, executor)
     # twins are not edited: the variants stay those of the questions, as without pairs
     originals = [r for r in rows if r.get("pair") in (None, r["id"])]
     variants = _variants(originals, out, cfg, executor, progress)
@@ -203,6 +206,9 @@ def _build(
                 retrieval["files"]["page"],
             )
         )
+    noise_page = write_noise_page(rows, out)
+    if noise_page is not None:
+        links.append((f"temporal-noise clips: {len(noise_rows(rows))}", noise_page.name))
     write_index(rows, out / "index.html", links=links)
     validity = validity_report(rows, seed=cfg.seed)
     if cfg.shortcuts != "off":
@@ -231,6 +237,35 @@ def _build(
         retrieval=retrieval,
         reused_frames=frames_reused,
     )
+
+
+def _certify_noise_rows(
+    rows: list[dict[str, Any]], out: Path, executor: Executor
+) -> list[dict[str, Any]]:
+    """Answer every temporal-noise row from its motion signal (``tempogen audit verify``'s
+    reader, on the build's executor) and record the answer in its certificate; one that
+    disagrees stops the build."""
+    from tempogen.builders.audit.noise import is_noise
+    from tempogen.builders.audit.verify import VERIFY
+
+    noisy = [r for r in rows if is_noise(r.get("labels") or {})]
+    verdicts = list(executor.imap(VERIFY, noisy, out)) if noisy else []
+    by_id = {r["id"]: v for r, v in zip(noisy, verdicts)}
+    checked = []
+    for row in rows:
+        if row["id"] in by_id:
+            v = by_id[row["id"]]
+            if v is None or not v.ok:
+                raise CertificationError(
+                    f"{out / row['video']}: temporal-noise clip {row['id']}: the motion signal "
+                    f"answers {v and v.seen!r}, the labels {row['answer_key']!r}"
+                    + (f" ({v.detail})" if v and v.detail else "")
+                )
+            cert = {**row["certificate"]}
+            cert["temporal_noise"] = {**cert["temporal_noise"], "pixel_answer": v.seen}
+            row = {**row, "certificate": cert}
+        checked.append(row)
+    return checked
 
 
 def _retrieval(out: Path, cfg: DatasetConfig, progress: bool) -> dict[str, Any] | None:

@@ -353,6 +353,8 @@ def plan_variants(
     chosen = sorted(rng.choice(len(rows), size=k, replace=False).tolist()) if k else []
     plans = []
     for n, i in enumerate(chosen):
+        if (rows[i].get("spec") or {}).get("encoding"):
+            continue  # a noise clip is not edited: resampling would blend its noise cells
         start = n % len(variants)
         order = list(variants[start:]) + list(variants[:start])
         if is_3d(rows[i]):

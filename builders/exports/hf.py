@@ -52,6 +52,7 @@ SCHEMA = pa.schema(
         ("height", pa.int64()),
         ("labels", pa.string()),
         ("certificate", pa.string()),
+        ("encoding", pa.string()),
     ]
 )
 COLUMN_DOCS = {
@@ -78,6 +79,7 @@ COLUMN_DOCS = {
     "height": "frame height in pixels",
     "labels": "JSON: per-frame object states, the query and derived facts",
     "certificate": "JSON: the answer from TOMATO's 16 uniform samples and from single frames",
+    "encoding": "'' (plain) or 'temporal_noise' (every frame alone is noise; see the README)",
 }
 TASK_CATEGORIES = ("video-text-to-text", "visual-question-answering")
 
@@ -134,6 +136,7 @@ def flatten(row: dict[str, Any], video: str) -> dict[str, Any]:
         "height": row.get("height"),
         "labels": _json_or_none(row.get("labels")),
         "certificate": _json_or_none(row.get("certificate")),
+        "encoding": (row.get("spec") or {}).get("encoding", ""),
     }
 
 

@@ -14,6 +14,7 @@ class BounceCount(Motion):
     """A ball bounces N times; every contact is on a sampled frame, with air between."""
 
     name = "bounce_count"
+    temporal_noise = True
     task = "count"
     fact = "count"
     answers = (1, 2, 3, 4, 5, 6)
@@ -60,6 +61,7 @@ class LoopCount(Motion):
     would count one lap fewer."""
 
     name = "loop_count"
+    temporal_noise = True
     task = "count"
     fact = "count"
     answers = (1, 2, 3)

@@ -41,6 +41,7 @@ class Slide(Motion):
     """Left, right, up, down, first X then Y, or no movement."""
 
     name = "slide"
+    temporal_noise = True
     task = "direction"
     fact = "direction"
     answers = tuple(_SINGLE + _PAIRS + [()])

@@ -134,7 +134,21 @@ class RigidWorld:
 
     def frames(self, background: str, rng: np.random.Generator) -> Iterator[np.ndarray]:
         """RGB frames of the planned poses; the array is reused between frames."""
-        r = Renderer(self.camera, background=background, rng=rng, floor=self.floor)
+        return (frame for frame, _ in self._render(background, rng, coverage=False))
+
+    def frames_and_masks(
+        self, background: str, rng: np.random.Generator
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """RGB frames and the coverage (uint8 alpha) of every body, for a noise-encoded clip:
+        the one render pass gives both (arrays reused between frames)."""
+        return self._render(background, rng, coverage=True)
+
+    def _render(
+        self, background: str, rng: np.random.Generator, coverage: bool
+    ) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
+        r = Renderer(
+            self.camera, background=background, rng=rng, floor=self.floor, coverage=coverage
+        )
         try:
             moving = []
             for b in self.bodies:
@@ -153,7 +167,8 @@ class RigidWorld:
             for i in range(self.num_frames):
                 for h, poses in moving:
                     r.set_pose(h, poses[i])
-                yield r.render()
+                frame = r.render()
+                yield frame, r.coverage
         finally:
             r.close()
 
@@ -390,6 +405,7 @@ class BallRoll(Motion):
     rolls (a band painted through its axle shows the roll)."""
 
     name = "ball_roll"
+    temporal_noise = True
     task = "direction"
     fact = "direction"
     answers = (("left",), ("right",), ("left", "right"), ("right", "left"))

@@ -83,6 +83,7 @@ class BallBounce3D(Motion):
     """A ball bounces N times on a floor, seen in perspective; contacts on sampled frames."""
 
     name = "ball_bounce3d"
+    temporal_noise = True
     task = "count"
     fact = "count"
     answers = (1, 2, 3, 4, 5, 6)
@@ -100,6 +101,7 @@ class BallRhythm3D(Motion):
     """A ball bounces on a floor with shrinking, growing or equal gaps between contacts."""
 
     name = "ball_rhythm3d"
+    temporal_noise = True
     task = "velocity&frequency"
     fact = "frequency"
     answers = ("increasing", "decreasing", "constant")
@@ -223,6 +225,7 @@ class BallPace3D(Motion):
     rests; it turns as it rolls (rolling without slipping)."""
 
     name = "ball_pace3d"
+    temporal_noise = True
     task = "velocity&frequency"
     fact = "speed"
     answers = ("accelerating", "decelerating", "constant", "none")
@@ -317,6 +320,7 @@ class FlyShape3D(Motion):
     polygon, infinity sign or star once (its plane faces the camera), or hovers in place."""
 
     name = "fly_shape3d"
+    temporal_noise = True
     task = "shape&trend"
     fact = "trajectory"
     answers = ("circle", "triangle", "square", "trapezoid", "diamond", "infinity", "star", "none")
@@ -353,6 +357,7 @@ class Balloon3D(Motion):
     a plane facing the camera (a balloon may rise: gravity still points down)."""
 
     name = "balloon3d"
+    temporal_noise = True
     task = "direction"
     fact = "direction"
     answers = tuple(_SINGLE + _PAIRS + [()])

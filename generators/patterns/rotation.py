@@ -16,6 +16,7 @@ class Spin(Motion):
     """A shape spins in place; each sampled step turns less than half its symmetry period."""
 
     name = "spin"
+    temporal_noise = True
     task = "rotation"
     fact = "rotation"
     answers = SENSES
@@ -38,6 +39,7 @@ class Orbit(Motion):
     """A moon circles a planet (TOMATO's moon-and-earth), under 90 degrees per sample."""
 
     name = "orbit"
+    temporal_noise = True
     task = "rotation"
     fact = "rotation"
     answers = SENSES

@@ -71,6 +71,7 @@ class Draw(Motion):
     """The subject traces a circle, polygon, infinity sign or star, or stays put."""
 
     name = "draw"
+    temporal_noise = True
     task = "shape&trend"
     fact = "trajectory"
     answers = ("circle", "triangle", "square", "trapezoid", "diamond", "infinity", "star", "none")

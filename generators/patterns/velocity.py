@@ -27,6 +27,7 @@ class Glide(Motion):
     """A subject moves along a straight line, speeding up, slowing down or steadily."""
 
     name = "glide"
+    temporal_noise = True
     task = "velocity&frequency"
     fact = "speed"
     answers = ("accelerating", "decelerating", "constant", "none")
@@ -113,6 +114,7 @@ class Bounce(Motion):
     """A ball bounces on a floor; contacts land on sampled frames, gaps shrink or grow."""
 
     name = "bounce"
+    temporal_noise = True
     task = "velocity&frequency"
     fact = "frequency"
     answers = ("increasing", "decreasing", "constant")

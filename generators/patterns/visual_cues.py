@@ -45,6 +45,7 @@ class FirstMover(Motion):
     """Two objects at rest; one starts moving first, both at once, or neither moves."""
 
     name = "first_mover"
+    temporal_noise = True
     task = "visual_cues"
     fact = "order"
     answers = ((("obj1",), ("obj2",)), (("obj2",), ("obj1",)), (("obj1", "obj2"),), ())
