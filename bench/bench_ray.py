@@ -64,7 +64,9 @@ def _overhead(jobs: int, n: int, payload: int) -> dict[str, float]:
     return out
 
 
-def run(config: Path, samples: int | None, jobs: int, overhead_units: int) -> dict[str, Any]:
+def run(
+    config: Path, samples: int | None, jobs: int, overhead_units: int, keep: Path | None = None
+) -> dict[str, Any]:
     import ray
 
     from tempogen.config import load_config
@@ -75,7 +77,8 @@ def run(config: Path, samples: int | None, jobs: int, overhead_units: int) -> di
         cfg = dataclasses.replace(cfg, samples_per_task=samples)
     specs = plan(cfg)
     with tempfile.TemporaryDirectory(prefix="tempogen-bench-ray-") as tmp:
-        local_out, ray_out = Path(tmp) / "local", Path(tmp) / "ray"
+        where = keep if keep is not None else Path(tmp)
+        local_out, ray_out = where / "local", where / "ray"
         local_s = _timed_build(cfg, local_out, jobs=jobs)
         t0 = time.perf_counter()
         ray.init(num_cpus=jobs, include_dashboard=False, log_to_driver=False)
@@ -147,9 +150,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--jobs", type=int, default=2, help="processes / Ray CPUs (default: 2)")
     p.add_argument("--overhead-units", type=int, default=200, help="empty units timed")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "ray.json")
+    p.add_argument("--keep", type=Path, default=None, help="keep both builds in this folder")
     args = p.parse_args(argv)
     os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
-    result = run(args.config, args.samples, args.jobs, args.overhead_units)
+    result = run(args.config, args.samples, args.jobs, args.overhead_units, args.keep)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     for k, v in result["figures"].items():
