@@ -29,12 +29,12 @@ sys.path.insert(0, str(ROOT))
 
 # bench name -> (quick arguments, full arguments)
 BENCHES: dict[str, tuple[list[str], list[str]]] = {
-    "generate": (["--samples", "1", "--jobs", "2", "--config", "configs/tiny.yaml"], []),
+    "generate": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml"], []),
     "edit": (["--repeat", "1", "--skip-moviepy"], []),
-    "human": (["--frames", "32", "--repeat", "1", "--jobs", "0"], ["--frames", "90", "--repeat", "2", "--jobs", "1"]),
+    "human": (["--frames", "32", "--repeat", "1", "--jobs", "0", "--motions", "jumps,put_down,cube_spin"], ["--frames", "90", "--repeat", "2", "--jobs", "1"]),
     "render3d": (["--frames", "30", "--repeat", "1"], []),
     "retrieval": (["--videos", "300", "--queries", "40", "--backends", "onnx"], []),
-    "ray": (["--samples", "1", "--jobs", "2", "--config", "configs/tiny.yaml", "--overhead-units", "40"], ["--jobs", "2"]),
+    "ray": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml", "--overhead-units", "40"], ["--jobs", "2"]),
 }  # fmt: skip
 
 
