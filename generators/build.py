@@ -411,8 +411,15 @@ def _pair_options(
     if rng is None:
         return own
     shared = choose_options(motion.fact, original, labels, rng, answer_pos)
-    if twin not in shared:
-        shared[max(j for j, k in enumerate(shared) if k != original)] = twin
+    # the twin's answer goes to a seeded place other than the original's (a fixed place, such
+    # as the last one, would tell a twin's answer from the options alone)
+    n, at = len(shared), shared.index(original)
+    there = (at + 1 + int(rng.integers(n - 1))) % n if n > 1 else at
+    if twin in shared:
+        j = shared.index(twin)
+        shared[j], shared[there] = shared[there], shared[j]
+    else:
+        shared[there] = twin
     allowed = set(FACTS[motion.fact].pool(key, labels)) | {key}
     if motion.fact == "next":  # the gesture the question names is never offered
         allowed.discard(labels.query.kind)

@@ -104,3 +104,31 @@ def test_tiny_build_renders_both_members_and_exports_mark_the_pair(tmp_path: Pat
     assert sum(1 for d in docs if d["pair"]) == len(paired)
     variant = edited_row(Row.from_json(paired[0]), id="x~rev")
     assert "pair" not in variant
+
+
+def test_a_twins_answer_place_is_no_tell() -> None:
+    """Both members show the same options; the twin's answer sits at a seeded place other than
+    the original's, not at a fixed one (which would tell a twin's answer from the options)."""
+    from tempogen.config import load_config
+    from tempogen.generators.build import _opt_rng, _pair_keys, question_fields, spec_scene
+    from tempogen.generators.motion import get_motion
+
+    root = Path(__file__).resolve().parents[3]
+    specs = [s for s in plan(load_config(root / "configs" / "default.yaml")) if s.pair]
+    specs = [s for s in specs if get_motion(s.motion).renderer == "2d"]
+    by_pair: dict[str, dict] = {}
+    for s in specs:
+        scene, _, opt = spec_scene(s)
+        q = question_fields(get_motion(s.motion), scene.labels(), s.answer_key, opt,
+                            s.answer_pos, pair_keys=_pair_keys(s), rng_shared=_opt_rng(s))  # fmt: skip
+        by_pair.setdefault(s.pair, {})["twin" if s.id != s.pair else "original"] = q
+    places = []
+    for pair in by_pair.values():
+        a, b = pair["original"], pair["twin"]
+        if a["option_keys"] != b["option_keys"]:
+            continue  # the shared list did not suit one member: each shows its own
+        assert a["answer"] != b["answer"]
+        places.append((b["answer"], len(b["options"])))
+    assert len(places) >= 10
+    assert len({p for p, _ in places}) >= 3  # spread, not one fixed place
+    assert sum(p == n - 1 for p, n in places) < 0.6 * len(places)
