@@ -330,7 +330,7 @@ def spec_scene(spec: Spec) -> tuple[Scene, np.random.Generator, np.random.Genera
     """The certified scene of a spec (labels, and the 3D world if it has one), plus the
     generators for its background and its options."""
     label_ss, bg_ss, opt_ss, look_ss = np.random.SeedSequence(spec.seed).spawn(4)
-    style = Style(spec.distractors, spec.misleading_text, spec.background, spec.body)
+    style = Style(spec.distractors, spec.misleading_text, spec.background, spec.body, spec.encoding)
     scene = make_scene(
         get_motion(spec.motion),
         spec.answer_key,

@@ -570,7 +570,8 @@ class Rig:
         question must tell apart from the subject, who is then named by their clothes
         (:attr:`who`). Call before choosing the camera, which then frames both."""
         scene = self.scene
-        if scene.look_rng.random() >= p:
+        # a noise clip shows one silhouette: a second one would be unnamed (no clothes show)
+        if scene.look_rng.random() >= p or scene.style.encoding:
             return None
         (look,) = draw_looks(scene.look_rng, int(self.body.num_betas), 1, given=[self.look])
         side = float(scene.look_rng.choice([-1.0, 1.0]))
@@ -803,10 +804,28 @@ class BodyWorld:
     ) -> Iterator[np.ndarray]:
         """RGB frames (H, W, 3) uint8, one per pose (or only at ``indices``, in that order);
         the buffer is reused between frames."""
+        return (f for f, _ in self._render(background, rng, indices, coverage=False))
+
+    def frames_and_masks(
+        self, background: str, rng: np.random.Generator
+    ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+        """RGB frames and the coverage (uint8 alpha) of every person and prop, for a
+        noise-encoded clip: the one render pass gives both (arrays reused between frames)."""
+        return self._render(background, rng, None, coverage=True)  # type: ignore[return-value]
+
+    def _render(
+        self,
+        background: str,
+        rng: np.random.Generator,
+        indices: Sequence[int] | None,
+        coverage: bool,
+    ) -> Iterator[tuple[np.ndarray, np.ndarray | None]]:
         from tempogen.generators.render3d import Renderer
 
         order = range(len(self.vertices)) if indices is None else [int(i) for i in indices]
-        with Renderer(self.camera, background=background, rng=rng, floor=self.floor) as r:
+        with Renderer(
+            self.camera, background=background, rng=rng, floor=self.floor, coverage=coverage
+        ) as r:
             handle = r.add_dynamic_mesh(self.faces, self.vertex_colors)
             extra = [r.add_dynamic_mesh(m.faces, m.colors) for m in self.others]
             if self.decor is not None:
@@ -817,7 +836,8 @@ class BodyWorld:
                     r.set_vertices(h, m.vertices[i])
                     if m.frame_colors is not None:
                         r.set_colors(h, m.frame_colors[i])
-                yield r.render()
+                frame = r.render()
+                yield frame, r.coverage
 
 
 class HumanMotion(Motion):

@@ -59,6 +59,7 @@ class Style:
     misleading_text: bool = False
     background: str = "solid"
     body: str = ""  # body model for simulated humans: a path, or "" for the default
+    encoding: str = ""  # "temporal_noise": one silhouette only (no second person)
 
 
 @dataclass

@@ -136,6 +136,8 @@ def too_fast(labels: Labels) -> str:
     turn counted at its rim) more than :data:`MAX_STEP` of its radius per frame, nor be under
     :data:`MIN_RADIUS` cells in radius."""
     cell = cell_size(labels.width, labels.height)
+    if labels.meta.get("renderer") == "human":
+        return _too_fast_human(labels, cell)
     for name in foreground(labels):
         t = labels.track(name)
         r = t.size * np.maximum(t.scale, 1e-6)
@@ -145,6 +147,35 @@ def too_fast(labels: Labels) -> str:
         worst = float(np.max(step / r[1:])) if len(step) else 0.0
         if worst > MAX_STEP:
             return f"{name} moves {worst:.2f} of its radius in one frame (at most {MAX_STEP})"
+    return ""
+
+
+BODY_RADIUS = 0.08  # of the frame's height: the torso's half-width of a person framed whole
+# (the eligible patterns' cameras fill 0.8 of the height or more with the standing person)
+
+
+def _too_fast_human(labels: Labels, cell: int) -> str:
+    """:func:`too_fast` for a simulated person, whose silhouette (the whole body, far larger
+    than the tracked feet or pelvis) is the still region: at every sampled frame and the one
+    paired with it (all the motion signal reads), the tracks the question reads may move at
+    most :data:`MAX_STEP` of the torso's half-width."""
+    from tempogen.generators.motion import SAMPLES
+    from tempogen.observe import uniform_indices
+
+    r = BODY_RADIUS * labels.height
+    if r < MIN_RADIUS * cell:
+        return f"the person is {r / cell:.1f} cells in half-width (at least {MIN_RADIUS})"
+    n = labels.num_frames
+    for name in foreground(labels):
+        t = labels.track(name)
+        for i in uniform_indices(n, SAMPLES):
+            a, b = pair(int(i), n)
+            step = float(np.hypot(t.x[b] - t.x[a], t.y[b] - t.y[a]))
+            if step > MAX_STEP * r:
+                return (
+                    f"{name} moves {step / r:.2f} of the body's half-width between frames "
+                    f"{a} and {b} (at most {MAX_STEP})"
+                )
     return ""
 
 
@@ -214,6 +245,13 @@ def check_eligible(motion: Any, labels: Labels | None = None) -> None:
             raise NotNoiseable(
                 f"motion {motion.name!r} cannot be noise-encoded: it reads a light "
                 f"({', '.join(cues) or q.kind}), which noise hides"
+            )
+        if labels.meta.get("renderer") == "human" and (
+            labels.meta.get("people") or labels.meta.get("props")
+        ):
+            raise NotNoiseable(
+                f"motion {motion.name!r}: this clip cannot be noise-encoded: a second person or "
+                "a held prop would be a second silhouette, which noise cannot name apart"
             )
         fast = too_fast(labels)
         if fast:

@@ -1,7 +1,8 @@
 """Read a temporal-noise clip as a viewer must: from its motion signal, never from one frame.
 
 Each sampled frame is paired with the next; the cells that keep their grey level between the
-two are the still foreground (``generators/noise.py``). Its connected regions are told apart
+two are the still foreground (``generators/noise.py``). A simulated person is read from their
+silhouette alone (:func:`silhouette_states`). Its connected regions are told apart
 the way the question names them (by size or by place, ``labels.meta["encoding"]``), painted
 in each object's own colour on grey, and handed to the ordinary pixel readers
 (``pixels.py``, ``pixels3d.py``), which measure positions and turns from them as from any
@@ -65,6 +66,9 @@ def noise_states(
     read = sorted({f for i in idx for f in pair(int(i), n)})
     levels = {i: level_cells(f, cell) for i, f in zip(read, read_video(video, read))}
     cert, motion = certify_levels(levels, [int(i) for i in idx], n)
+    if renderer == "human":
+        measured = silhouette_states(motion, labels, idx, cell)
+        return _dead_band(measured, idx, JITTER * cell), cert
     h, w = labels.height, labels.width
     painted = []
     for still in motion:
@@ -82,6 +86,39 @@ def noise_states(
     return _dead_band(measured, idx, JITTER * cell), cert
 
 
+def silhouette_states(
+    motion: list[np.ndarray], labels: Labels, idx: np.ndarray, cell: int
+) -> Labels:
+    """States of a single simulated person read from their still silhouette (``motion``,
+    cells per sample), which is all noise shows of them: for a ``raise`` question (jumps,
+    squats) the silhouette's top edge carries the tracked part up and down; otherwise its
+    centroid carries it (a side step). Each track starts at its labelled first position
+    and moves as the silhouette does, as the glove reader carries a body part."""
+    from tempogen.builders.audit.pixels3d import with_measured
+
+    tops, cents = [], []
+    for k, still in enumerate(motion):
+        found = regions(still, 1, "one")
+        if not found or found[0].sum() < MIN_BODY:
+            raise ValueError(f"noise: no silhouette in the motion signal at frame {idx[k]}")
+        rows, cols = np.nonzero(found[0])
+        tops.append(float(rows.min()) * cell)
+        cents.append(((cols.mean() + 0.5) * cell, (rows.mean() + 0.5) * cell))
+    top, c = np.array(tops), np.array(cents)
+    kind = labels.query.kind
+    if kind not in ("raise", ""):
+        raise ValueError(f"noise: a person's silhouette cannot show a {kind!r} question")
+    states: dict[str, dict[str, np.ndarray]] = {}
+    for name in labels.query.objects:
+        t = labels.track(name)
+        if t.role == "anchor":
+            continue
+        dy = top - top[0] if kind == "raise" else c[:, 1] - c[0, 1]
+        states[name] = {"x": t.x[idx[0]] + c[:, 0] - c[0, 0], "y": t.y[idx[0]] + dy}
+    return with_measured(labels, idx, states)
+
+
+MIN_BODY = 20  # cells: a person framed whole covers hundreds; less is no silhouette
 JITTER = 1.0  # cells a still region's centroid wanders (its rim gains or loses cells by chance)
 
 

@@ -220,6 +220,7 @@ class Jumps(HumanMotion):
     instead: the count is of the person asked about, not of whoever moves."""
 
     name = "jumps"
+    temporal_noise = True  # read from the silhouette (builders/audit/noise.py)
     task = "count"
     fact = "count"
     answers = (0, 1, 2, 3, 4, 5)  # six answers: every one is an option (no rank tell)
@@ -245,6 +246,7 @@ class Squats(HumanMotion):
     (measured down from a line above it) is lowest on a sampled frame each time."""
 
     name = "squats"
+    temporal_noise = True  # read from the silhouette (builders/audit/noise.py)
     task = "count"
     fact = "count"
     answers = (1, 2, 3, 4, 5, 6)
@@ -352,6 +354,7 @@ class SideStep(HumanMotion):
     leading foot steps out, the other closes in, the pelvis glides at a steady speed."""
 
     name = "side_step"
+    temporal_noise = True  # read from the silhouette (builders/audit/noise.py)
     task = "direction"
     fact = "direction"
     answers = (("left",), ("right",), ("left", "right"), ("right", "left"))
@@ -442,6 +445,7 @@ class JumpRhythm(HumanMotion):
     """The person jumps again and again; the gaps between jumps shrink, grow or stay."""
 
     name = "jump_rhythm"
+    temporal_noise = True  # read from the silhouette (builders/audit/noise.py)
     task = "velocity&frequency"
     fact = "frequency"
     answers = ("increasing", "decreasing", "constant", "none")
