@@ -411,6 +411,13 @@ def _bounce(name: str, h: float) -> Callable[[np.ndarray], dict]:
     return lambda u: {(name, "y"): -h * np.sin(math.pi * u)}
 
 
+# a glide three units along one screen axis: (state, sign); screen y grows downwards
+_GLIDES = {
+    "slides right": ("x", 1), "moves right": ("x", 1), "slides left": ("x", -1),
+    "moves left": ("x", -1), "moves up": ("y", -1), "moves down": ("y", 1),
+}  # fmt: skip
+
+
 def _object_event(name: str, look: Look, kind: str, unit: float) -> _Event:
     """One object of an ``object`` pair (or an ``action`` subject) doing ``kind``."""
     up, down = _step((name, "y", -1)), _step((name, "y", 1))
@@ -430,21 +437,13 @@ def _object_event(name: str, look: Look, kind: str, unit: float) -> _Event:
             lambda u: {(name, "scale"): 0.6 * _ease(u)},
             [_step((name, "scale", 1))],
         )
-    if kind in ("slides right", "slides left", "moves left", "moves right"):
-        sign = 1 if kind.endswith("right") else -1
+    if kind in _GLIDES:
+        axis, sign = _GLIDES[kind]
         return _Event(
             look.noun,
             kind,
-            lambda u: {(name, "x"): sign * 3.0 * unit * _ease(u)},
-            [_step((name, "x", sign))],
-        )
-    if kind in ("moves up", "moves down"):
-        sign = 1 if kind.endswith("down") else -1
-        return _Event(
-            look.noun,
-            kind,
-            lambda u: {(name, "y"): sign * 3.0 * unit * _ease(u)},
-            [_step((name, "y", sign))],
+            lambda u: {(name, axis): sign * 3.0 * unit * _ease(u)},
+            [_step((name, axis, sign))],
         )
     raise ValueError(f"unknown event {kind!r}")
 
