@@ -616,7 +616,7 @@ def _opt_rng(spec: Spec) -> np.random.Generator:
 
 def _frame_cost(spec: Spec) -> float:
     """Rough cost of one frame relative to a 2D frame (3D frames render ~20x slower)."""
-    return 1.0 if get_motion(spec.motion).renderer == "2d" else 20.0
+    return 20.0 if _is_3d(spec) else 1.0
 
 
 def _is_3d(spec: Spec) -> bool:

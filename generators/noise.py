@@ -276,7 +276,7 @@ def noise_nouns(labels: Labels, kind: str = "shape") -> tuple[dict[str, str], di
 
     One object is named by its kind alone ("the circle"); two or three by their drawn size
     ("the smaller shape") when each is at least 1.25 times the next, else by where they stand
-    in the first frame ("the left shape"). Objects that neither tells apart are refused.
+    ("the left shape"), in every frame. Objects that neither tells apart are refused.
     """
     names = foreground(labels)
     nouns = dict(labels.meta.get("nouns", {}))
@@ -285,16 +285,17 @@ def noise_nouns(labels: Labels, kind: str = "shape") -> tuple[dict[str, str], di
         return nouns, {"by": "one", "order": names}
     if len(names) > 3:
         raise NotNoiseable(f"{len(names)} objects in one noise clip cannot be named apart")
-    sizes = {n: labels.track(n).size * float(labels.track(n).scale[0]) for n in names}
-    by_size = sorted(names, key=lambda n: sizes[n])
-    if all(sizes[b] >= 1.25 * sizes[a] for a, b in zip(by_size[:-1], by_size[1:])):
+    # the names must hold in every frame: the audit tells regions apart frame by frame
+    sizes = {n: labels.track(n).size * np.asarray(labels.track(n).scale, float) for n in names}
+    by_size = sorted(names, key=lambda n: float(sizes[n][0]))
+    if all(np.all(sizes[b] >= 1.25 * sizes[a]) for a, b in zip(by_size[:-1], by_size[1:])):
         words = ["smaller", "larger"] if len(names) == 2 else ["smallest", "middle", "largest"]
         nouns.update({n: f"the {w} {kind}" for n, w in zip(by_size, words)})
         return nouns, {"by": "size", "order": by_size}
-    xs = {n: float(labels.track(n).x[0]) for n in names}
-    by_x = sorted(names, key=lambda n: xs[n])
-    gap = min(xs[b] - xs[a] for a, b in zip(by_x[:-1], by_x[1:]))
-    if gap >= 2.5 * max(sizes.values()):
+    xs = {n: np.asarray(labels.track(n).x, float) for n in names}
+    by_x = sorted(names, key=lambda n: float(xs[n][0]))
+    gap = min(float(np.min(xs[b] - xs[a])) for a, b in zip(by_x[:-1], by_x[1:]))
+    if gap >= 2.5 * max(float(np.max(v)) for v in sizes.values()):
         words = ["left", "right"] if len(names) == 2 else ["left", "middle", "right"]
         nouns.update({n: f"the {w} {kind}" for n, w in zip(by_x, words)})
         return nouns, {"by": "x", "order": by_x}

@@ -47,6 +47,7 @@ from tempogen.builders.audit.validity import dataset_seed, row_seed
 from tempogen.builders.eval.answers import parse_choice
 from tempogen.builders.eval.common import VINO_VIDEO_OPTIONS
 from tempogen.errors import InputFileError, MissingFileError
+from tempogen.generators.pairs import GAP_SECONDS
 from tempogen.io import write_json, write_jsonl
 from tempogen.labels import Labels
 from tempogen.manifest import read_manifest
@@ -56,7 +57,6 @@ from tempogen.video import probe
 LETTERS = "ABCDEFGH"
 JPEG_QUALITY = 90
 SETS = ("tomato", "vinoground", "videott")
-GAP_SECONDS = 2.0  # Vinoground's black gap (builders/exports/vinoground.py)
 PROMPT = (
     "You are shown {n} frame{s} of a video, in the order given{order}.\n{question}\n"
     "{options}\nAnswer with the option's letter only."

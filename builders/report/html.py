@@ -105,6 +105,13 @@ def _present(field: str) -> Callable[[dict[str, Any]], list[str]]:
     return lambda row: ["yes" if row.get(field) else "no"]
 
 
+def _encoding(row: dict[str, Any]) -> list[str]:
+    """How a clip is drawn: plain, or temporal noise (marked in its labels' meta)."""
+    from tempogen.builders.audit.noise import is_noise
+
+    return ["temporal noise" if is_noise(row.get("labels") or {}) else "plain"]
+
+
 # (key, legend, a row's values). A filter shows only when its values differ between rows, so
 # attributes that rows may carry later (a noise encoding, a minimal-pair mark) cost nothing
 # until they do; a new filter is one line here.
@@ -114,7 +121,7 @@ FILTERS: tuple[tuple[str, str, Callable[[dict[str, Any]], list[str]]], ...] = (
     ("variation", "variation",
      lambda r: [k for k, v in (r.get("variation") or {}).items() if v == 1] or ["none"]),
     ("edited", "edited variant", lambda r: ["edited" if r.get("edits") else "original"]),
-    ("encoding", "encoding", _value("encoding")),
+    ("encoding", "encoding", _encoding),
     ("pair", "minimal pair", _present("pair")),
 )  # fmt: skip
 SEPARATOR = "|"  # between a card's values of one filter (values never hold it: see _values)

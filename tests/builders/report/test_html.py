@@ -94,7 +94,9 @@ def _browse_rows(manifest) -> tuple[Path, list[dict]]:
         r["demonstration_type"] = ("human", "object", "simulated")[i % 3]
         r["pair"] = f"p{i // 2}" if i < 4 else None
     rows[1]["edits"] = [{"op": "reverse"}]
-    rows[2]["encoding"] = "noise"
+    rows[2].setdefault("labels", {}).setdefault("meta", {})["encoding"] = {
+        "style": "temporal_noise"
+    }
     rows[-1]["variation"] = dict(rows[-1]["variation"], zoom=1)  # one of the two count rows
     (root / "sheets").mkdir(exist_ok=True)
     for r in rows:
@@ -145,7 +147,7 @@ def test_filters_cover_every_card_and_count_it(manifest):
         assert sorted(card) == keys
     for (key, value), n in zip(cards.boxes, cards.counts, strict=True):
         assert n == sum(value in c[key] for c in cards.cards), (key, value)
-    assert dict(zip(cards.boxes, cards.counts))[("encoding", "noise")] == 1
+    assert dict(zip(cards.boxes, cards.counts))[("encoding", "temporal noise")] == 1
     assert dict(zip(cards.boxes, cards.counts))[("pair", "yes")] == 4
     assert dict(zip(cards.boxes, cards.counts))[("edited", "edited")] == 1
     videos = [a for t, a in cards.tags if t == "video"]
@@ -153,7 +155,9 @@ def test_filters_cover_every_card_and_count_it(manifest):
     assert all(v["preload"] == "none" and "controls" in v for v in videos)
     assert sum(t == "details" for t, _ in cards.tags) == len(rows)
     # one value everywhere: no filter for it
-    write_index([dict(r, encoding=None, pair=None) for r in rows], page)
+    plain = copy.deepcopy(rows)
+    plain[2]["labels"]["meta"].pop("encoding")
+    write_index([dict(r, pair=None) for r in plain], page)
     again = _Cards()
     again.feed(page.read_text())
     assert not {k for k, _ in again.boxes} & {"encoding", "pair"}
@@ -197,3 +201,13 @@ def test_filters_answers_and_clips_work_in_headless_chromium(manifest, tmp_path)
             " return v.error ? -v.error.code : v.videoWidth; })()"
         )
         assert width > 0, width
+
+
+def test_the_encoding_filter_reads_noise_clips_from_their_labels() -> None:
+    # a noise clip is marked in its labels' meta, not by a row field of its own
+    from tempogen.builders.report.html import FILTERS
+
+    values = dict((key, fn) for key, _, fn in FILTERS)["encoding"]
+    noise = {"labels": {"meta": {"encoding": {"style": "temporal_noise"}}}}
+    assert values(noise) == ["temporal noise"]
+    assert values({"labels": {"meta": {}}}) == ["plain"]
