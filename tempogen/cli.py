@@ -21,6 +21,7 @@ def _generate(args: argparse.Namespace) -> int:
         replace=args.replace,
         executor=args.executor,
         address=args.address,
+        work_dir=args.work,
     )
     tasks = ", ".join(f"{k} {v}" for k, v in summary.per_task.items())
     new = summary.frames - summary.reused_frames
@@ -29,12 +30,12 @@ def _generate(args: argparse.Namespace) -> int:
     )
     print(
         f"wrote {summary.clips} clips ({summary.variants} edited variants; "
-        f"{new:,} frames rendered{reused}) to {summary.out_dir}: {tasks}"
+        f"{new:,} frames rendered{reused}) to {summary.where()}: {tasks}"
     )
-    print(
-        f"manifest: {summary.out_dir / 'manifest.jsonl'}; TOMATO layout: {summary.out_dir / 'tomato'}"
-    )
-    print(f"index: {summary.out_dir / 'index.html'}; report: {summary.out_dir / 'report.html'}")
+    print(f"manifest: {summary.where('manifest.jsonl')}; TOMATO layout: {summary.where('tomato')}")
+    print(f"index: {summary.where('index.html')}; report: {summary.where('report.html')}")
+    if summary.url is not None:
+        print(f"working copy (a rerun resumes from it): {summary.out_dir}")
     print(
         "also: videott/ (Video-TT-style questions), lmms_eval/ (task folder), "
         "hf/ (datasets layout), vinoground/ (rendered caption pairs)"
@@ -460,7 +461,18 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument(
         "--config", default="configs/default.yaml", help="YAML config (default: %(default)s)"
     )
-    g.add_argument("--out", default="dataset", help="output folder (default: %(default)s)")
+    g.add_argument(
+        "--out",
+        default="dataset",
+        help="output folder, or an fsspec URL (s3://..., ftp://...) to publish to "
+        "(default: %(default)s)",
+    )
+    g.add_argument(
+        "--work",
+        default=None,
+        help="local working copy of a URL --out (default: under $TEMPOGEN_CACHE, "
+        "~/.cache/tempogen)",
+    )
     g.add_argument(
         "-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)"
     )

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ MANIFEST = "manifest.jsonl"
 class BuildSummary:
     """What a build produced and how fast."""
 
-    out_dir: Path
+    out_dir: Path  # where the files are on this machine (a URL build's working copy)
     clips: int
     frames: int
     seconds: float
@@ -32,6 +33,13 @@ class BuildSummary:
     variants: int = 0
     retrieval: dict[str, Any] | None = None
     reused_frames: int = 0  # of ``frames``, in clips kept from an earlier, interrupted run
+    url: str | None = None  # the fsspec URL the build was published to, if ``--out`` was one
+
+    def where(self, rel: str = "") -> str:
+        """Where a file of the build is for its users: under the URL, else the folder."""
+        if self.url is not None:
+            return f"{self.url.rstrip('/')}/{rel}" if rel else self.url
+        return str(self.out_dir / rel) if rel else str(self.out_dir)
 
     @property
     def frames_per_second(self) -> float:
@@ -59,22 +67,84 @@ def build_dataset(
     replace: bool = False,
     executor: str | None = None,
     address: str | None = None,
+    work_dir: str | os.PathLike[str] | None = None,
 ) -> BuildSummary:
     """Generate every clip of ``cfg`` under ``out_dir`` and write the manifest and exports.
 
     The per-clip stages run on ``executor`` (``local`` or ``ray``; default: the config's
     ``executor``), a Ray cluster at ``address`` if given; the bytes written are the same.
+    ``out_dir`` may be an fsspec URL: the build then runs in a local working copy
+    (``work_dir``, default from :func:`~tempogen.builders.dataset.remote.working_copy`) and is
+    published there (see :mod:`tempogen.builders.dataset.remote`).
 
     Finished clips from an earlier, interrupted run with the same specs are reused. The folder
     is locked while the build writes (a second build into it is a clear error), and a folder
     built with another config is refused unless ``replace`` (see :func:`claim_folder`).
     """
-    out = Path(out_dir)
+    from tempogen.builders.dataset.remote import is_url, local_path
+
+    if is_url(out_dir):
+        return _build_to_url(cfg, os.fspath(out_dir), jobs, progress, replace, executor,
+                             address, work_dir)  # fmt: skip
+    out = local_path(out_dir)
     with open_executor(cfg, jobs, executor, address) as ex:  # a missing Ray fails first
         check_writable(out)
         with folder_lock(out, "build"):
             claim_folder(out, cfg, replace)
             return _build(cfg, out, jobs, progress, ex)
+
+
+def _build_to_url(
+    cfg: DatasetConfig,
+    url: str,
+    jobs: int | None,
+    progress: bool,
+    replace: bool,
+    executor: str | None,
+    address: str | None,
+    work_dir: str | os.PathLike[str] | None,
+) -> BuildSummary:
+    """:func:`build_dataset` into an fsspec URL: pull what the URL holds into the working
+    copy, build there, publish the clips once rendered and everything at the end."""
+    import dataclasses
+    import shutil
+
+    from tempogen.builders.dataset.remote import LEDGER, Remote, working_copy
+
+    remote = Remote.open(url)
+    local = working_copy(url, work_dir)
+    with open_executor(cfg, jobs, executor, address) as ex:
+        check_writable(local)
+        with folder_lock(local, "build"):
+            theirs = remote.read_json(BUILD_MARK)
+            if theirs is None and remote.listing():
+                raise OutputError(
+                    f"{url}: holds files but no tempogen build ({BUILD_MARK} is missing); "
+                    "choose an empty --out or one a tempogen build wrote"
+                )
+            ours = _read_mark(local / BUILD_MARK) if (local / BUILD_MARK).is_file() else None
+            if theirs is not None and _config_of(theirs) != _config_of(ours):
+                # the working copy is of another build: the URL decides
+                for name in (*OWNED, BUILD_MARK, LEDGER):
+                    target = local / name
+                    if target.is_dir():
+                        shutil.rmtree(target)
+                    elif target.exists():
+                        target.unlink()
+            remote.pull(local, progress)
+            claim_folder(local, cfg, replace, shown=url)
+            if theirs is not None and _config_of(theirs) != _config_of(
+                _read_mark(local / BUILD_MARK)
+            ):
+                # --replace of another config's build
+                remote.remove(OWNED)
+
+            def publish() -> None:
+                remote.publish(local, first=[BUILD_MARK], last=[MANIFEST], progress=progress)
+
+            summary = _build(cfg, local, jobs, progress, ex, checkpoint=publish)
+            publish()
+    return dataclasses.replace(summary, url=url)
 
 
 def open_executor(
@@ -109,10 +179,17 @@ def _read_mark(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
-def claim_folder(out: Path, cfg: DatasetConfig, replace: bool = False) -> None:
+def _config_of(mark: dict[str, Any] | None) -> str | None:
+    return mark.get("config_sha256") if mark else None
+
+
+def claim_folder(
+    out: Path, cfg: DatasetConfig, replace: bool = False, shown: str | None = None
+) -> None:
     """Make ``out`` this config's: a folder built (or half built) with another config is
     refused unless ``replace``, which first deletes what that build wrote, so no orphan clip
-    of the old build ever ships with the new one. Hidden temp files of killed runs go too."""
+    of the old build ever ships with the new one. Hidden temp files of killed runs go too.
+    ``shown``: the name errors give the folder (a URL whose working copy ``out`` is)."""
     import shutil
 
     from tempogen.io import content_hash
@@ -126,7 +203,8 @@ def claim_folder(out: Path, cfg: DatasetConfig, replace: bool = False) -> None:
     if had is not None and had.get("config_sha256") != want["config_sha256"]:
         if not replace:
             raise OutputError(
-                f"{out}: holds a dataset built with another config ({had.get('config')}); "
+                f"{shown or out}: holds a dataset built with another config "
+                f"({had.get('config')}); "
                 "building here would mix the two. Use --replace to delete it first, or "
                 "choose another --out"
             )
@@ -142,9 +220,15 @@ def claim_folder(out: Path, cfg: DatasetConfig, replace: bool = False) -> None:
 
 
 def _build(
-    cfg: DatasetConfig, out: Path, jobs: int | None, progress: bool, executor: Executor
+    cfg: DatasetConfig,
+    out: Path,
+    jobs: int | None,
+    progress: bool,
+    executor: Executor,
+    checkpoint: Callable[[], None] | None = None,
 ) -> BuildSummary:
-    """:func:`build_dataset` with the folder locked."""
+    """:func:`build_dataset` with the folder locked; ``checkpoint`` runs once the clips are
+    rendered (a URL build publishes them then, so a later failure does not lose them)."""
     from tempogen.builders.audit.shortcuts import above_chance, shortcut_report, with_sizes
     from tempogen.builders.audit.validity import validity_report
     from tempogen.builders.exports import all_exports
@@ -177,6 +261,8 @@ def _build(
         if bar is not None:
             bar.close()
     rows = _certify_noise_rows(rows, out, executor)
+    if checkpoint is not None:
+        checkpoint()
     # twins are not edited: the variants stay those of the questions, as without pairs
     originals = [r for r in rows if r.get("pair") in (None, r["id"])]
     variants = _variants(originals, out, cfg, executor, progress)
