@@ -35,6 +35,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "render3d": (["--frames", "30", "--repeat", "1"], []),
     "retrieval": (["--videos", "300", "--queries", "40", "--backends", "onnx"], []),
     "ray": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml", "--overhead-units", "40"], ["--jobs", "2"]),
+    "remote": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml"], ["--jobs", "2"]),
 }  # fmt: skip
 
 
