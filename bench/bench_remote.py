@@ -21,6 +21,7 @@ import dataclasses
 import json
 import os
 import platform
+import shutil
 import sys
 import tempfile
 import time
@@ -49,7 +50,7 @@ def _timed(fn: Any, *args: Any, **kw: Any) -> tuple[float, Any]:
     return time.perf_counter() - t0, got
 
 
-def run(config: Path, samples: int | None, jobs: int) -> dict[str, Any]:
+def run(config: Path, samples: int | None, jobs: int, keep: Path | None = None) -> dict[str, Any]:
     from ftp_server import ftp_server
 
     from tempogen.builders.dataset.build import build_dataset
@@ -70,12 +71,18 @@ def run(config: Path, samples: int | None, jobs: int) -> dict[str, Any]:
                               work_dir=tmp / "work")  # fmt: skip
             want = _files(tmp / "local")
             got = _files(served / "ds")
-            if sorted(got) != sorted(want) or any(
-                k != NAMES_ITS_FOLDER
-                and sha256_file(served / "ds" / k) != sha256_file(tmp / "local" / k)
+            differ = sorted(set(got) ^ set(want)) or [
+                k
                 for k in want
-            ):
-                raise SystemExit("bench_remote: the published files differ from the local build")
+                if k != NAMES_ITS_FOLDER
+                and sha256_file(served / "ds" / k) != sha256_file(tmp / "local" / k)
+            ]
+            if differ:
+                if keep is not None:
+                    shutil.copytree(tmp, keep, dirs_exist_ok=True)
+                raise SystemExit(
+                    f"bench_remote: the published files differ from the local build: {differ[:10]}"
+                )
             fresh = Remote.open(f"{base}/again")
             (tmp / "work" / ".tempogen-published.json").unlink()
             publish_s, sent = _timed(fresh.publish, tmp / "work", first=[".tempogen-build.json"],
@@ -132,9 +139,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--samples", type=int, default=None, help="clips per task (default: config's)")
     p.add_argument("--jobs", type=int, default=2, help="processes (default: 2)")
     p.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "remote.json")
+    p.add_argument("--keep", type=Path, default=None, help="keep the builds here if they differ")
     args = p.parse_args(argv)
     os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
-    result = run(args.config, args.samples, args.jobs)
+    result = run(args.config, args.samples, args.jobs, args.keep)
     if result["figures"]["republished_files"] != 0:
         raise SystemExit("bench_remote: an unchanged copy sent files again")
     args.out.parent.mkdir(parents=True, exist_ok=True)

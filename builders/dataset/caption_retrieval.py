@@ -3,7 +3,7 @@ top-k candidate clips for each caption among the dataset's own clips (``library:
 
 Everything lands in ``<dataset>/retrieval/``: ``pairs.jsonl``, ``audit.jsonl`` (one verdict per
 pair) and ``audit_summary.txt``, ``candidates.jsonl`` (the ``tempogen retrieve`` format),
-``summary.json`` (counts and seconds per step) and ``index.html`` (the pairs with their
+``summary.json`` (counts; the build hears the seconds per step) and ``index.html`` (the pairs with their
 verdicts and candidate clips). No network; deterministic per seed. The stage is one unit of
 work (``tempogen.resume``), recorded in ``retrieval/record.json`` and keyed by its config, the
 seed, the embedding model and the manifest's bytes: a rerun on the same inputs reuses it whole.
@@ -30,7 +30,9 @@ RETRIEVAL_DIR = "retrieval"
 STEPS = ("pairs", "audit", "library", "search")
 RECORD = "record.json"
 # Bump when the stage writes something else for the same inputs: a rerun then redoes it.
-RETRIEVAL_VERSION = 2  # 2: candidates marked matched / no match, pairs discriminating
+# 2: candidates marked matched / no match, pairs discriminating; 3: no absolute folder or
+# timings in the record and page, so a dataset's bytes do not depend on where or how fast
+RETRIEVAL_VERSION = 3
 FILES = {
     "pairs": "pairs.jsonl",
     "audit": "audit.jsonl",
@@ -49,8 +51,8 @@ def build_retrieval(
     on_step: Callable[[str], None] | None = None,
 ) -> dict[str, Any]:
     """Run the stage for the dataset in ``out_dir`` (its manifest written), or reuse its last
-    run on the same inputs; return the summary (``retrieval/summary.json`` plus the seconds
-    each step took, and ``reused``). ``on_step`` hears each finished (or reused) step."""
+    run on the same inputs; return the summary (``retrieval/summary.json`` plus ``reused``,
+    and the seconds each step took when it ran). ``on_step`` hears each finished (or reused) step."""
     from tempogen.retrieval.audit import audit_pairs, report_rows, summary_table
     from tempogen.retrieval.captions import offline_pairs, write_pairs
     from tempogen.retrieval.corpus import load_library
@@ -68,7 +70,6 @@ def build_retrieval(
         "seed": seed,
         "model": enc.model_id,
         "manifest": sha256_file(out / "manifest.jsonl"),
-        "folder": str(out),  # the page names the manifest by this path
     }
     key = spec_hash(spec, RETRIEVAL_VERSION)
     outputs = [folder / name for name in (*FILES.values(), "summary.json")]
@@ -121,9 +122,11 @@ def build_retrieval(
         "seconds": {**seconds, "total": round(sum(seconds.values()), 3)},
         "files": {k: f"{RETRIEVAL_DIR}/{name}" for k, name in FILES.items()},
     }
-    write_json(folder / "summary.json", {k: v for k, v in summary.items() if k != "seconds"})
-    _write_page(folder / FILES["page"], out, pairs, verdicts, rows, corpus.source, summary)
-    commit(folder / RECORD, {"spec": spec, "spec_hash": key, "summary": summary})
+    timeless = {k: v for k, v in summary.items() if k != "seconds"}
+    write_json(folder / "summary.json", timeless)
+    source = "library:manifest.jsonl"  # folder-relative: the dataset moves and publishes as is
+    _write_page(folder / FILES["page"], out, pairs, verdicts, rows, source, summary)
+    commit(folder / RECORD, {"spec": spec, "spec_hash": key, "summary": timeless})
     return {**summary, "reused": False}
 
 

@@ -5,6 +5,7 @@ embeddings when something changed)."""
 from __future__ import annotations
 
 import json
+import shutil
 from dataclasses import replace
 from pathlib import Path
 
@@ -87,6 +88,14 @@ def test_build_dataset_writes_audited_pairs_and_candidates_among_its_clips(tmp_p
     assert page.count("<section>") == 5 and "../sheets/" in page
     assert f"no-match threshold {NO_MATCH_THRESHOLD:.3f}" in page
     assert 'href="retrieval/index.html"' in (out / "index.html").read_text()
+    # nothing names the folder or the run's speed: a moved (or published) dataset reuses it
+    assert "library:manifest.jsonl" in page and str(out) not in page
+    record = (folder / "record.json").read_text()
+    assert str(out) not in record and "seconds" not in record
+    moved = tmp_path / "moved"
+    shutil.copytree(out, moved)
+    again = build_retrieval(moved, cfg.retrieval, cfg.seed)
+    assert again["reused"] and (moved / "retrieval" / "record.json").read_text() == record
 
     # a rerun of the same config reuses the stage whole: no file is rewritten
     cache = sorted((folder / ".emb_cache").glob("emb-*.npy"))
@@ -96,7 +105,8 @@ def test_build_dataset_writes_audited_pairs_and_candidates_among_its_clips(tmp_p
     before, cached = _stamps(folder), _stamps(folder, embeddings)
     again = build_dataset(cfg, out, jobs=1, progress=False)
     assert _stamps(folder) == before
-    assert again.retrieval == {**ret, "reused": True}
+    timeless = {k: v for k, v in ret.items() if k != "seconds"}
+    assert again.retrieval == {**timeless, "reused": True}  # no seconds spent this time
 
     # a damaged output, a corrupt record or other inputs redo it (the same bytes when the
     # inputs are the same); the cached embeddings are reused
