@@ -15,9 +15,11 @@ from pathlib import Path
 def ftp_server(root: Path, seconds: float = 600.0) -> Iterator[str]:
     """Serve ``root`` read-write to anonymous users on a free port of 127.0.0.1; yields its
     ``ftp://`` URL. Stopped on exit, or after ``seconds`` whatever the test does."""
-    from pyftpdlib.authorizers import DummyAuthorizer
-    from pyftpdlib.handlers import FTPHandler
-    from pyftpdlib.servers import ThreadedFTPServer
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)  # asyncore, on Python 3.11
+        from pyftpdlib.authorizers import DummyAuthorizer
+        from pyftpdlib.handlers import FTPHandler
+        from pyftpdlib.servers import ThreadedFTPServer
 
     log = logging.getLogger("pyftpdlib")
     if not log.handlers:

@@ -39,8 +39,15 @@ def files(root: Path) -> dict[str, bytes]:
 
 @pytest.fixture(scope="module")
 def cluster():
-    """One local Ray cluster for the module, shut down after it."""
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    """One local Ray cluster for the module, on 127.0.0.1, shut down after it. Its dashboard
+    (127.0.0.1 too) serves Ray's public state API, which the kill test reads pids from."""
+    ray.init(
+        num_cpus=2,
+        include_dashboard=True,
+        dashboard_host="127.0.0.1",
+        _node_ip_address="127.0.0.1",
+        log_to_driver=False,
+    )
     try:
         yield ray
     finally:
@@ -70,24 +77,25 @@ def test_ray_build_is_byte_identical_to_the_local_one(cluster, local_build, smal
     assert not list(tmp_path.rglob(".*.partial")) and not list(tmp_path.rglob(".*.tmp"))
 
 
-def _actor_table() -> list[dict]:
-    """Ray's actor table, from the cluster's control store (GCS): state, pid and restarts of
-    every actor (``ray.util.state`` reads the same through the dashboard, which is off)."""
-    from ray._private.state import actors
+def _renderers(state: str | None = "ALIVE") -> list:
+    """The renderer actors (pid, restarts), from Ray's public state API."""
+    from ray.util.state import list_actors
 
-    return list(actors().values())
+    filters = [("class_name", "=", "_UnitActor")]
+    if state is not None:
+        filters.append(("state", "=", state))
+    return list_actors(filters=filters, detail=True, raise_on_missing_output=False)
 
 
-def _kill_a_renderer(stop: threading.Event, killed: list[int]) -> None:
+def _kill_a_renderer(stop: threading.Event, killed: list[str]) -> None:
     """SIGKILL the first live renderer actor's process, as a node losing a process would."""
     while not stop.is_set():
-        for actor in _actor_table():
-            if actor["ActorClassName"] == "_UnitActor" and actor["State"] == "ALIVE":
-                if actor.get("Pid"):
-                    os.kill(actor["Pid"], signal.SIGKILL)
-                    killed.append(actor["ActorID"])
-                    return
-        time.sleep(0.02)
+        for actor in _renderers():
+            if actor.pid:
+                os.kill(actor.pid, signal.SIGKILL)
+                killed.append(actor.actor_id)
+                return
+        time.sleep(0.05)
 
 
 def test_a_worker_killed_mid_clip_is_retried_and_a_rerun_resumes(
@@ -111,7 +119,7 @@ def test_a_worker_killed_mid_clip_is_retried_and_a_rerun_resumes(
             stop.set()
             killer.join(10)
         assert killed, "no renderer actor was seen to kill"
-        restarts = {a["ActorID"]: a["NumRestarts"] for a in _actor_table()}
+        restarts = {a.actor_id: a.num_restarts for a in _renderers(state=None)}
         assert restarts[killed[0]] >= 1  # Ray restarted it (and reran its clip)
         render_all(specs, tmp_path, executor=ex, on_done=lambda row, r: reused.append(r))
     assert reused == [True] * len(specs)

@@ -1,5 +1,6 @@
 """End to end on a real Ray head node bound to 127.0.0.1: ``tempogen generate --executor ray
---address`` against it gives the local build's manifest, byte for byte."""
+--address`` against it, publishing to an FTP server on 127.0.0.1 (no disk shared by the
+driver, the workers and the output), gives the local build's files, byte for byte."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
+from ftp_server import ftp_server
 
 pytest.importorskip("ray", reason="the ray extra: pip install 'tempogen[ray]'")
 
@@ -31,6 +33,18 @@ def _listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
         return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+# The lmms-eval task names its own folder's absolute path (datasets resolves it from the cwd).
+NAMES_ITS_FOLDER = "lmms_eval/tempogen_tomato/tempogen_tomato.yaml"
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and not any(s.startswith(".") for s in p.relative_to(root).parts)
+    }
 
 
 @pytest.mark.slow
@@ -75,14 +89,22 @@ def test_generate_against_a_head_node(tmp_path, small_build, small_build_config)
             assert head.poll() is None, head.stderr.read().decode()[-2000:]
             assert time.monotonic() < deadline, f"no Ray head on 127.0.0.1:{port} after 60 s"
             time.sleep(0.2)
-        out = tmp_path / "ray-out"
-        run = subprocess.run(
-            [str(BIN / "tempogen"), "generate", "--config", str(config), "--out", str(out),
-             "--executor", "ray", "--address", f"127.0.0.1:{port}", "-q"],  # fmt: skip
-            capture_output=True, text=True, timeout=300, env=env,
-        )  # fmt: skip
+        served = tmp_path / "served"  # the FTP server's disk: not the build's, not the workers'
+        served.mkdir()
+        with ftp_server(served) as base:
+            run = subprocess.run(
+                [str(BIN / "tempogen"), "generate", "--config", str(config),
+                 "--out", f"{base}/ds", "--work", str(tmp_path / "work"),
+                 "--executor", "ray", "--address", f"127.0.0.1:{port}", "-q"],  # fmt: skip
+                capture_output=True, text=True, timeout=300, env=env,
+            )  # fmt: skip
         assert run.returncode == 0, run.stdout[-2000:] + run.stderr[-3000:]
+        assert f"manifest: {base}/ds/manifest.jsonl" in run.stdout
+        out = served / "ds"
         assert (out / "manifest.jsonl").read_bytes() == (local / "manifest.jsonl").read_bytes()
+        got, want = _files(out), _files(local)
+        assert sorted(got) == sorted(want)
+        assert [k for k in want if k != NAMES_ITS_FOLDER and got[k] != want[k]] == []
     finally:
         head.terminate()
         try:
