@@ -13,10 +13,12 @@ from tempogen.generators.noise import (
     NotNoiseable,
     iou,
     level_cells,
+    noise_nouns,
     recover_cells,
     single_frame_blind,
     single_frame_stats,
 )
+from tempogen.labels import Labels, Query, Track
 
 W, H = 320, 180
 
@@ -124,3 +126,34 @@ def test_the_planner_swaps_in_noise_without_touching_answers():
     assert all(s.hash == p.hash for s, p in zip(noisy, plain) if not s.encoding)
     with pytest.raises(ConfigError, match="style.temporal_noise"):
         config_from_dict({**base, "style": {"temporal_noise": 1.5}}, "x.yaml")
+
+
+def _two_shapes(a: dict, b: dict, n: int = 8) -> Labels:
+    """Hand-built labels of two foreground shapes (states per frame as given)."""
+    tracks = (
+        Track.build("a", n, y=90.0, size=10.0, **a),
+        Track.build("b", n, y=90.0, size=10.0, **b),
+    )
+    return Labels(W, H, 15.0, tracks, Query("order", ("a", "b"), "move"))
+
+
+def test_objects_are_named_by_size_or_side_only_when_it_holds_in_every_frame():
+    # b is 1.5 times a's size at frame 0 but shrinks to half of it: not "the larger shape"
+    # (the audit ranks regions per frame); they stand far apart, so they go by side instead
+    shrinks = np.linspace(1.5, 0.5, 8)
+    nouns, tell = noise_nouns(_two_shapes({"x": 40.0}, {"x": 260.0, "scale": shrinks}))
+    assert tell == {"by": "x", "order": ["a", "b"]}
+    assert (nouns["a"], nouns["b"]) == ("the left shape", "the right shape")
+    # b stays 1.3 to 2 times a's size throughout: named by size
+    grows = np.linspace(1.3, 2.0, 8)
+    nouns, tell = noise_nouns(_two_shapes({"x": 40.0}, {"x": 60.0, "scale": grows}))
+    assert tell == {"by": "size", "order": ["a", "b"]}
+    assert (nouns["a"], nouns["b"]) == ("the smaller shape", "the larger shape")
+    # a starts far left of b but they swap sides: "the left shape" would name both in turn
+    with pytest.raises(NotNoiseable, match="neither sized nor placed apart"):
+        noise_nouns(_two_shapes({"x": np.linspace(40, 280, 8)}, {"x": np.linspace(280, 40, 8)}))
+    # they keep their sides, far apart, while both move: named by side
+    nouns, tell = noise_nouns(
+        _two_shapes({"x": np.linspace(40, 120, 8)}, {"x": np.linspace(280, 200, 8)})
+    )
+    assert tell == {"by": "x", "order": ["a", "b"]}
