@@ -24,7 +24,6 @@ from __future__ import annotations
 import base64
 import json
 import os
-import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -45,7 +44,7 @@ from tempogen.builders.audit.sampling import (
 )
 from tempogen.builders.audit.validity import dataset_seed, row_seed
 from tempogen.builders.eval.answers import parse_choice
-from tempogen.builders.eval.common import VINO_VIDEO_OPTIONS
+from tempogen.builders.eval.vinoground import load_vinoground
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.generators.pairs import GAP_SECONDS
 from tempogen.io import write_json, write_jsonl
@@ -276,15 +275,10 @@ def _load_list(path: Path) -> list[dict[str, Any]]:
     return data
 
 
-def _vino_reply(reply: str, kind: str, question: str) -> dict[str, str]:
+def _vino_reply(reply: str, options: list[str]) -> dict[str, str]:
     """A Vinoground results line's reply: ``response`` is the chosen letter when our parser
-    finds one (Vinoground's ``get_score_all.py`` compares a response's first character with
-    GT), else the reply itself; ``raw_response`` always keeps the reply."""
-    if kind == "video":
-        options = list(VINO_VIDEO_OPTIONS)
-    else:
-        m = re.search(r"\bA\.\s*(.*),\s*B\.\s*(.*?)\s*$", question, re.DOTALL)
-        options = [m.group(1).strip(), m.group(2).strip()] if m else ["A", "B"]
+    finds one among ``options`` (Vinoground's ``get_score_all.py`` compares a response's first
+    character with GT), else the reply itself; ``raw_response`` always keeps the reply."""
     choice = parse_choice(reply, options)
     return {"response": "AB"[choice] if choice is not None else reply, "raw_response": reply}
 
@@ -310,6 +304,9 @@ def _run_vinoground(root: Path, ask: _Asker, out: Path, limit: int | None, progr
                     "'{i}_neg', question and video_name"
                 )
             by_pair.setdefault(pair, {})[f"{kind}:{side}"] = q
+    # each question's options in its order, the captions read from vinoground.csv (as the
+    # scorer reads them), never from the question's wording
+    options = {key: q["options"] for key, q in load_vinoground(root)[1].items()}
     pairs = list(by_pair.items())[:limit] if limit is not None else list(by_pair.items())
     lines: dict[str, list[dict[str, Any]]] = {"text": [], "video": []}
     with tqdm(total=4 * len(pairs), unit="question", desc="vinoground",
@@ -328,7 +325,11 @@ def _run_vinoground(root: Path, ask: _Asker, out: Path, limit: int | None, progr
                 reply = ask(_message(VINO_PROMPT.format(n=SAMPLES, question=q["question"]),
                                      frames))  # fmt: skip
                 lines["text"].append(
-                    {"idx": q["idx"], "kind": "text", **_vino_reply(reply, "text", q["question"])}
+                    {
+                        "idx": q["idx"],
+                        "kind": "text",
+                        **_vino_reply(reply, options[("text", f"{pair}_{side}")]),
+                    }
                 )
                 bar.update(1)
             concat = root / qs["video:pos"]["video_name"]
@@ -345,7 +346,11 @@ def _run_vinoground(root: Path, ask: _Asker, out: Path, limit: int | None, progr
                 reply = ask(_message(VINO_PROMPT.format(n=SAMPLES, question=q["question"]),
                                      frames))  # fmt: skip
                 lines["video"].append(
-                    {"idx": q["idx"], "kind": "video", **_vino_reply(reply, "video", "")}
+                    {
+                        "idx": q["idx"],
+                        "kind": "video",
+                        **_vino_reply(reply, options[("video", f"{pair}_{side}")]),
+                    }
                 )
                 bar.update(1)
     write_jsonl(out / "textscore-response.jsonl", lines["text"])

@@ -29,8 +29,9 @@ from tempogen.errors import InputFileError, MissingFileError
 PathLike = str | os.PathLike[str]
 
 
-def _load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, str], dict]]:
-    """Pairs (``index -> {major, minors}``) and questions (``(kind, idx) -> {pair, gt, options}``).
+def load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[str, str], dict]]:
+    """Pairs (``index -> {major, minors, captions}``) and questions (``(kind, idx) -> {pair,
+    gt, options}``): what the scorer and the model runner read of a Vinoground layout.
 
     ``vinoground.csv``: columns 0-2 are index, major, minor (``;``-separated, may be empty), as
     Vinoground's ``get_score_all.py`` reads them; captions come from ``pos_cal`` / ``neg_cal``
@@ -188,7 +189,7 @@ def score_vinoground(
     or Vinoground's own output folder / a pair of ``*text*`` and ``*video*`` files.
     """
     root = Path(dataset_dir)
-    pairs, questions = _load_vinoground(root)
+    pairs, questions = load_vinoground(root)
     problems = _Problems()
     answers: dict[str, dict[tuple[str, str], bool]] = defaultdict(dict)
     unparsable: dict[tuple[str, str], int] = defaultdict(int)

@@ -12,6 +12,7 @@ import base64
 import csv
 import json
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -339,3 +340,62 @@ def test_every_set_is_asked_written_as_the_scorers_read_and_scored(dataset, tmp_
         capture_output=True, text=True, timeout=600,
     )  # fmt: skip
     assert again.returncode == 0 and "asked 0, from cache 8" in again.stdout, again.stderr
+
+
+class QuotingModel(ToyModel):
+    """Places each Vinoground clip by its pixels (as :class:`BenchModel` does) and answers in
+    words, never a letter: a text question with the right clip's caption, a video question
+    with the segment that the caption names (always right)."""
+
+    _clip = BenchModel._clip
+
+    def __init__(self, size: tuple[int, int], vino: Path) -> None:
+        super().__init__(size)
+        self.clips = []
+        with open(vino / "vinoground.csv", newline="") as f:
+            for row in csv.DictReader(f):
+                for side in ("pos", "neg"):
+                    frames = _decode(vino / "videos" / f"{row[f'{side}_vid']}.mp4")
+                    self.clips.append((int(row["index"]), row[f"{side}_cal"], _thumbs(frames)))
+
+    def answer(self, text: str, images: list[np.ndarray]) -> str | None:
+        black = [float(img.mean()) < 16 for img in images]
+        if True not in black:
+            clip = self._clip(images)
+            return None if clip is None else f"The video shows {clip[1]}."
+        first = self._clip(images[: black.index(True)])
+        caption = re.search(r"Caption: (.*)\. A\. First segment", text)
+        if first is None or caption is None:
+            return None
+        return f"It is the {'first' if first[1] == caption.group(1) else 'second'} segment."
+
+
+@pytest.mark.slow
+def test_vinoground_captions_come_from_the_csv_not_the_question_wording(dataset, tmp_path):
+    # the text questions reworded: no "A. ..., B. ..." left to read the captions back from
+    vino = tmp_path / "ds" / "vinoground"
+    shutil.copytree(dataset / "vinoground", vino)
+    path = vino / "vinoground_textscore.json"
+    questions = json.loads(path.read_text())
+    pattern = re.compile(r"Which caption best describes this video\? A\. (.*), B\. (.*)")
+    for q in questions:
+        a, b = pattern.fullmatch(q["question"]).groups()
+        q["question"] = f"Pick the caption that fits the clip.\n(A) {a}\n(B) {b}"
+    path.write_text(json.dumps(questions))
+    out = tmp_path / "run"
+    with running(QuotingModel((192, 108), vino), limit_s=300) as model:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(vino.parent),
+             "--endpoint", model.url, "--model", "toy", "--set", "vinoground",
+             "--out", str(out), "--cache", str(tmp_path / "cache"), "-q"],
+            capture_output=True, text=True, timeout=600,
+        )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    gt = {q["idx"]: q["GT"] for q in questions}
+    lines = (out / "vinoground" / "toy" / "textscore-response.jsonl").read_text().splitlines()
+    replies = [json.loads(line) for line in lines]
+    assert len(replies) == 4 and all(r["raw_response"].startswith("The video") for r in replies)
+    # each worded reply became the letter of the caption it quotes
+    assert [r["response"] for r in replies] == [gt[r["idx"]] for r in replies]
+    vino_scores = json.loads((out / "scores.json").read_text())["vinoground"]["models"]["toy"]
+    assert (vino_scores["text"], vino_scores["video"], vino_scores["group"]) == (100.0,) * 3
