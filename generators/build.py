@@ -13,6 +13,7 @@ import math
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
@@ -97,6 +98,33 @@ class Spec:
     @property
     def hash(self) -> str:
         return spec_hash(self.to_json(), RENDER_VERSION)
+
+
+class SeedStream(IntEnum):
+    """The random streams a clip's seed spawns, by index: ``SeedSequence(seed).spawn(n)[i]``
+    is the same stream for any ``n > i`` (:func:`seed_stream`).
+
+    LABELS: the pattern's scene (states, distractors, misleading text; and the looks of a
+    clip in no pair); BACKGROUND: the 2D background, or the 3D world's draws at render time;
+    OPTIONS: which wrong options a question offers, in what order (a minimal pair's shared
+    list draws from a fresh copy, the same for both members); LOOKS: a minimal pair's looks,
+    drawn apart from its answer; NOISE: a noise clip's still texture and per-frame noise.
+
+    An index is never reused, renumbered or removed: every clip already rendered (and its
+    spec hash, which names no stream) would get other pixels, options or labels. A new stream
+    takes the next free index.
+    """
+
+    LABELS = 0
+    BACKGROUND = 1
+    OPTIONS = 2
+    LOOKS = 3
+    NOISE = 4
+
+
+def seed_stream(spec: Spec, stream: SeedStream) -> np.random.SeedSequence:
+    """The spec's ``stream``: the same seed sequence wherever it is asked for."""
+    return np.random.SeedSequence(spec.seed).spawn(len(SeedStream))[stream]
 
 
 def check_config(cfg: DatasetConfig) -> None:
@@ -329,7 +357,10 @@ def spec_labels(spec: Spec) -> tuple[Labels, np.random.Generator, np.random.Gene
 def spec_scene(spec: Spec) -> tuple[Scene, np.random.Generator, np.random.Generator]:
     """The certified scene of a spec (labels, and the 3D world if it has one), plus the
     generators for its background and its options."""
-    label_ss, bg_ss, opt_ss, look_ss = np.random.SeedSequence(spec.seed).spawn(4)
+    label_ss, bg_ss, opt_ss, look_ss = (
+        seed_stream(spec, k)
+        for k in (SeedStream.LABELS, SeedStream.BACKGROUND, SeedStream.OPTIONS, SeedStream.LOOKS)
+    )
     style = Style(spec.distractors, spec.misleading_text, spec.background, spec.body, spec.encoding)
     scene = make_scene(
         get_motion(spec.motion),
@@ -583,7 +614,7 @@ def _noise_clip(scene: Scene, spec: Spec, bg_rng: np.random.Generator, idx: np.n
         cover = Coverage(labels, foreground(labels))
         clean = scene_frames(scene, spec.background, bg_rng)
         pairs = ((f, cover.frame(i)) for i, f in enumerate(clean))
-    rng = np.random.default_rng(np.random.SeedSequence(spec.seed).spawn(5)[4])  # not the looks'
+    rng = np.random.default_rng(seed_stream(spec, SeedStream.NOISE))
     return NoiseClip(labels, pairs, rng, idx)
 
 
@@ -611,7 +642,7 @@ def _certify_noise(noise: Any, video: Path, out_dir: Path, spec: Spec) -> dict[s
 
 def _opt_rng(spec: Spec) -> np.random.Generator:
     """A fresh copy of the spec's option generator (the same for both members of a pair)."""
-    return np.random.default_rng(np.random.SeedSequence(spec.seed).spawn(3)[2])
+    return np.random.default_rng(seed_stream(spec, SeedStream.OPTIONS))
 
 
 def _frame_cost(spec: Spec) -> float:
