@@ -13,7 +13,8 @@ result plus the bytes of every file it wrote; the driver writes them under ``out
 commits each unit's record last, exactly as the unit would have (no shared disk needed). With
 ``shared_out`` the workers write under ``out_dir`` themselves instead (a path every node
 mounts). Units that render OpenGL run in long-lived actors, so each keeps its offscreen
-context warm across clips. Ray is imported only by the ``ray`` executor.
+context warm across clips; the others run as plain tasks beside them. Ray is imported only by
+the ``ray`` executor.
 """
 
 from __future__ import annotations
