@@ -13,7 +13,8 @@ result plus the bytes of every file it wrote; the driver writes them under ``out
 commits each unit's record last, exactly as the unit would have (no shared disk needed). With
 ``shared_out`` the workers write under ``out_dir`` themselves instead (a path every node
 mounts). Units that render OpenGL run in long-lived actors, so each keeps its offscreen
-context warm across clips. Ray is imported only by the ``ray`` executor.
+context warm across clips; the others run as plain tasks beside them. Ray is imported only by
+the ``ray`` executor.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -300,21 +302,26 @@ class RayExecutor(Executor):
         if self._owned and self.ray.is_initialized():
             self.ray.shutdown()
 
-    def _actors(self, n: int) -> list[Any]:
-        """``n`` renderer actors, restarted by Ray (their unit rerun) if a process dies."""
+    def _actors(self, n: int, most: int) -> list[Any]:
+        """``n`` renderer actors, restarted by Ray (their unit rerun) if a process dies; each
+        takes its share of the GPUs as one of ``most`` actors, so that many fit at once."""
         opts: dict[str, Any] = {
             "num_cpus": 1,
             "max_restarts": RETRIES,
             "max_task_retries": RETRIES,
         }
         if self.gpus > 0:  # EGL then renders on the node's GPU
-            opts["num_gpus"] = min(1.0, self.gpus / n)
+            opts["num_gpus"] = min(1.0, self.gpus / most)
         cls = self.ray.remote(**opts)(_UnitActor)
         return [cls.remote() for _ in range(n)]
 
     def imap(
         self, stage: Stage, items: Sequence[Any], out_dir: Path, plugins: Sequence[str] = ()
     ) -> Iterator[Any]:
+        """Units that render OpenGL (``stage.gl``) go to renderer actors, the others to plain
+        tasks, both in flight at once: the slots are split by how many units of each kind
+        there are, and a kind whose units have all been sent hands its slots to the other
+        (idle actors are stopped; more actors start once only GL units are left)."""
         ray = self.ray
         out_dir = Path(out_dir)
         items = list(items)
@@ -338,24 +345,37 @@ class RayExecutor(Executor):
             sent = {} if shared else {r: (out_dir / r).read_bytes() for r in stage.inputs(item)}
             return (stage.fn, item, shared, sent, plugins, cwd)
 
-        use_actors = stage.gl is not None and any(stage.gl(items[i]) for i in todo)
-        actors = self._actors(min(self.slots, len(todo))) if use_actors else []
+        is_gl = {i for i in todo if stage.gl is not None and stage.gl(items[i])}
+        gl_units = deque(i for i in todo if i in is_gl)
+        tasks = deque(i for i in todo if i not in is_gl)
+        most = min(self.slots, len(gl_units))  # the most actors this stage may hold at once
+        first = most
+        if gl_units and tasks and self.slots > 1:  # leave the plain tasks their share of slots
+            share = round(self.slots * len(gl_units) / len(todo))
+            first = min(most, max(1, min(self.slots - 1, share)))
+        actors = self._actors(first, most) if first else []
         idle = list(actors)
         pending: dict[Any, tuple[int, Any]] = {}
-        window = len(actors) if actors else 2 * self.slots
-        queue = iter(todo)
+        in_tasks = 0  # plain tasks in flight
         nxt = 0
         try:
             while nxt < len(items):
-                while len(pending) < window:
-                    i = next(queue, None)
-                    if i is None:
-                        break
-                    if actors:
-                        actor = idle.pop()
-                        pending[actor.run.remote(*args(i))] = (i, actor)
-                    else:
-                        pending[self._task.remote(*args(i))] = (i, None)
+                if gl_units and not tasks and len(actors) < most:
+                    more = self._actors(min(most - len(actors), len(gl_units)), most)
+                    actors += more
+                    idle += more
+                while gl_units and idle:
+                    i, actor = gl_units.popleft(), idle.pop()
+                    pending[actor.run.remote(*args(i))] = (i, actor)
+                if not gl_units and idle:  # no GL unit left for them: free their slots
+                    for actor in idle:
+                        ray.kill(actor)
+                        actors.remove(actor)
+                    idle.clear()
+                while tasks and in_tasks < 2 * max(1, self.slots - len(actors)):
+                    i = tasks.popleft()
+                    pending[self._task.remote(*args(i))] = (i, None)
+                    in_tasks += 1
                 while nxt in done:
                     yield done.pop(nxt)
                     nxt += 1
@@ -364,15 +384,17 @@ class RayExecutor(Executor):
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 for ref in ready:
                     i, actor = pending.pop(ref)
-                    if actor is not None:
+                    if actor is None:
+                        in_tasks -= 1
+                    else:
                         idle.append(actor)
                     result, outputs = self._get(ref, stage, items[i])
                     if outputs is not None:
                         outputs.write(out_dir)
                     done[i] = result
         finally:
-            if not actors:
-                for ref in pending:  # the driver stopped early (an error, an interrupt)
+            for ref, (_, actor) in pending.items():
+                if actor is None:  # the driver stopped early (an error, an interrupt)
                     ray.cancel(ref, force=True)
             for actor in actors:
                 ray.kill(actor)

@@ -134,6 +134,48 @@ def test_a_worker_killed_mid_clip_is_retried_and_a_rerun_resumes(
     assert not list(tmp_path.rglob(".*.partial")) and not list(tmp_path.rglob(".*.tmp"))
 
 
+def test_gl_units_run_in_actors_and_the_others_as_tasks_at_once(cluster, tmp_path):
+    """A stage mixing GL and 2D units: the GL ones in renderer actors, the others as plain
+    tasks running while a GL unit runs (not every unit in an actor, nor one kind after the
+    other), results in item order."""
+    from tempogen.executor import Stage, make_executor
+
+    def where(item: tuple[int, bool, str], out_dir: Path) -> dict:
+        """Where the unit ran (process, actor if any, when); defined here, so Ray sends it by
+        value (its workers cannot import this test module)."""
+        k, gl, started = item
+        if gl:
+            Path(started).touch()  # a GL unit is running
+        else:  # a 2D unit starts once a GL one has, so that both can be seen running at once
+            deadline = time.monotonic() + 30
+            while not Path(started).exists() and time.monotonic() < deadline:
+                time.sleep(0.01)
+        start = time.monotonic()
+        time.sleep(0.4)
+        (out_dir / f"{k}.txt").write_text(f"unit {k}")
+        return {
+            "item": k,
+            "pid": os.getpid(),
+            "actor": ray.get_runtime_context().get_actor_id(),
+            "span": (start, time.monotonic()),
+        }
+
+    out, started = tmp_path / "out", str(tmp_path / "gl-started")
+    out.mkdir()
+    items = [(k, k % 3 == 0, started) for k in range(9)]  # GL: 0, 3, 6
+    stage = Stage("where", where, resumable=False, gl=lambda item: item[1])
+    with make_executor("ray") as ex:
+        got = list(ex.imap(stage, items, out))
+    assert [g["item"] for g in got] == [k for k, _, _ in items]
+    assert [g["actor"] is not None for g in got] == [gl for _, gl, _ in items]
+    actor_pids = {g["pid"] for g in got if g["actor"]}
+    assert not actor_pids & {g["pid"] for g in got if not g["actor"]}
+    gl_spans = [g["span"] for g in got if g["actor"]]
+    flat_spans = [g["span"] for g in got if not g["actor"]]
+    assert any(a0 < b1 and b0 < a1 for a0, a1 in gl_spans for b0, b1 in flat_spans)
+    assert sorted(p.name for p in out.iterdir()) == sorted(f"{k}.txt" for k, _, _ in items)
+
+
 def test_pixel_verification_on_ray_agrees_with_local(cluster, local_build):
     from tempogen.builders.audit.verify import verify_manifest
     from tempogen.executor import make_executor
