@@ -302,16 +302,32 @@ class RayExecutor(Executor):
         if self._owned and self.ray.is_initialized():
             self.ray.shutdown()
 
-    def _actors(self, n: int, most: int) -> list[Any]:
+    def _renderer_room(self) -> tuple[int, float]:
+        """How many renderer actors the cluster can place at once, and each one's GPU share.
+
+        Without GPUs: one per slot. With GPUs, renderers live on GPU nodes only, one per CPU
+        there, each with the smallest GPU share every GPU node can give all its CPUs, so every
+        actor asked for can be placed (an unplaceable actor would hold its units forever) and
+        CPU-only nodes stay free for the plain tasks."""
+        if self.gpus <= 0:
+            return self.slots, 0.0
+        nodes = [n["Resources"] for n in self.ray.nodes() if n.get("Alive")]
+        gpu_nodes = [r for r in nodes if r.get("GPU", 0) > 0 and r.get("CPU", 0) >= 1]
+        if not gpu_nodes:
+            return self.slots, 0.0
+        share = min(1.0, *(r["GPU"] / int(r["CPU"]) for r in gpu_nodes))
+        return max(1, min(self.slots, sum(int(r["CPU"]) for r in gpu_nodes))), share
+
+    def _actors(self, n: int, gpu_share: float) -> list[Any]:
         """``n`` renderer actors, restarted by Ray (their unit rerun) if a process dies; each
-        takes its share of the GPUs as one of ``most`` actors, so that many fit at once."""
+        takes ``gpu_share`` of a GPU when the cluster has any, so EGL renders on it."""
         opts: dict[str, Any] = {
             "num_cpus": 1,
             "max_restarts": RETRIES,
             "max_task_retries": RETRIES,
         }
-        if self.gpus > 0:  # EGL then renders on the node's GPU
-            opts["num_gpus"] = min(1.0, self.gpus / most)
+        if gpu_share > 0:
+            opts["num_gpus"] = gpu_share
         cls = self.ray.remote(**opts)(_UnitActor)
         return [cls.remote() for _ in range(n)]
 
@@ -348,12 +364,13 @@ class RayExecutor(Executor):
         is_gl = {i for i in todo if stage.gl is not None and stage.gl(items[i])}
         gl_units = deque(i for i in todo if i in is_gl)
         tasks = deque(i for i in todo if i not in is_gl)
-        most = min(self.slots, len(gl_units))  # the most actors this stage may hold at once
+        room, gpu_share = self._renderer_room()
+        most = min(room, len(gl_units))  # the most actors this stage may hold at once
         first = most
         if gl_units and tasks and self.slots > 1:  # leave the plain tasks their share of slots
             share = round(self.slots * len(gl_units) / len(todo))
             first = min(most, max(1, min(self.slots - 1, share)))
-        actors = self._actors(first, most) if first else []
+        actors = self._actors(first, gpu_share) if first else []
         idle = list(actors)
         pending: dict[Any, tuple[int, Any]] = {}
         in_tasks = 0  # plain tasks in flight
@@ -361,7 +378,7 @@ class RayExecutor(Executor):
         try:
             while nxt < len(items):
                 if gl_units and not tasks and len(actors) < most:
-                    more = self._actors(min(most - len(actors), len(gl_units)), most)
+                    more = self._actors(min(most - len(actors), len(gl_units)), gpu_share)
                     actors += more
                     idle += more
                 while gl_units and idle:
