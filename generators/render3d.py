@@ -208,6 +208,7 @@ class _Context:
         if self.fbo:
             # the frame is read by _Target.read after pyrender has drawn it
             self.off._renderer._read_main_framebuffer = lambda scene, flags: (None, None)
+        self.off._renderer._sorted_mesh_nodes = _draw_order
 
     def make_current(self) -> None:
         self.off._platform.make_current()
@@ -226,6 +227,23 @@ class _Context:
         r._main_fb_dims = (self.width, self.height)
         self.off.render(scene, flags=flags)
         return target.read()
+
+
+def _draw_order(scene: Any) -> list[Any]:
+    """pyrender's draw order (opaque meshes, then transparent ones, each far to near) with
+    ties broken by the order the meshes were added. pyrender keeps them in a set, so meshes at
+    one distance (most sit at the identity pose) drew in an order that changed from run to
+    run, and where two surfaces touch (an object set down on another) so did the pixels."""
+    cam = scene.get_pose(scene.main_camera_node)[:3, 3]
+
+    def key(node: Any) -> tuple[float, int]:
+        far = float(np.linalg.norm(scene.get_pose(node)[:3, 3] - cam))
+        return -far, getattr(node, "tempogen_order", 0)
+
+    nodes = sorted(scene.mesh_nodes, key=key)
+    return [n for n in nodes if not n.mesh.is_transparent] + [
+        n for n in nodes if n.mesh.is_transparent
+    ]
 
 
 def _context(width: int, height: int) -> _Context:
@@ -690,6 +708,7 @@ class Renderer:
 
     def _add_node(self, mesh: Any, pose: np.ndarray | None) -> int:
         node = self.scene.add(mesh, pose=np.eye(4) if pose is None else np.asarray(pose))
+        node.tempogen_order = len(self._nodes)  # the draw order's tie-break (_draw_order)
         self._nodes.append(node)
         return len(self._nodes) - 1
 

@@ -380,3 +380,23 @@ def test_binary_coverage_copy_equals_the_premultiplied_blend():
     blended = _over(rgba, back, np.empty_like(back)).copy()
     copied = _over(rgba, back, np.empty_like(back), binary=True)
     assert np.array_equal(blended, copied)
+
+
+def test_touching_surfaces_draw_in_the_order_they_were_added():
+    """Two coincident quads at the same pose: the one added first is drawn first and keeps
+    the pixels (equal depth does not pass). pyrender keeps meshes in a set, so without our
+    tie-break the winner changed from run to run: the same clip gave other pixels."""
+    cam = _camera((0.0, 0.5, 3.0))
+    quad = trimesh.creation.box((0.8, 0.8, 0.01))
+    red, blue = (220, 38, 38), (37, 99, 235)
+    x, y = cam.project(np.array([0.0, 0.5, 0.005])).astype(int)
+    for trial in range(12):
+        first, second = (red, blue) if trial % 2 else (blue, red)
+        r = Renderer(cam, rng=np.random.default_rng(0))
+        for _ in range(trial % 3):  # other meshes first: the set's order shifts with them
+            r.add_mesh(quad, color=GREEN, pose=_translate((2.5, 3.0, 0.0)))
+        for colour in (first, second):
+            r.add_mesh(quad, color=colour, pose=_translate((0.0, 0.5, 0.0)))
+        pixel = r.render()[y, x].astype(int)
+        r.close()
+        assert np.abs(pixel - first).max() <= 8, (trial, first, pixel)
