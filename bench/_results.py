@@ -40,3 +40,24 @@ def check(rows: list[dict[str, Any]]) -> None:
             raise ValueError(f"results row has keys {list(row)}, expected {list(KEYS)}")
         if not math.isclose(row["ratio"], row["ours"] / row["peer_value"], rel_tol=1e-3):
             raise ValueError(f"{row['bench']}: {row['figure']}: ratio is not ours / peer")
+
+
+def build_options(p: Any, name: str, jobs_help: str) -> None:
+    """The options every whole-build bench takes: config, clips per task, jobs, results file."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    p.add_argument("--config", type=Path, default=root / "configs" / "default.yaml")
+    p.add_argument("--samples", type=int, default=None, help="clips per task (default: config's)")
+    p.add_argument("--jobs", type=int, default=2, help=f"{jobs_help} (default: 2)")
+    p.add_argument("--out", type=Path, default=root / "bench" / "out" / f"{name}.json")
+
+
+def save(out: Any, result: dict[str, Any]) -> None:
+    """Write a bench's result JSON and print its figures, one per line."""
+    import json
+
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
+    for k, v in result["figures"].items():
+        print(f"{k:>24}: {v}")

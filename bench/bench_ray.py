@@ -144,20 +144,15 @@ def headline_figures(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from _results import build_options, save
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--config", type=Path, default=ROOT / "configs" / "default.yaml")
-    p.add_argument("--samples", type=int, default=None, help="clips per task (default: config's)")
-    p.add_argument("--jobs", type=int, default=2, help="processes / Ray CPUs (default: 2)")
+    build_options(p, "ray", "processes / Ray CPUs")
     p.add_argument("--overhead-units", type=int, default=200, help="empty units timed")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "ray.json")
     p.add_argument("--keep", type=Path, default=None, help="keep both builds in this folder")
     args = p.parse_args(argv)
     os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
-    result = run(args.config, args.samples, args.jobs, args.overhead_units, args.keep)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    for k, v in result["figures"].items():
-        print(f"{k:>24}: {v}")
+    save(args.out, run(args.config, args.samples, args.jobs, args.overhead_units, args.keep))
     return 0
 
 

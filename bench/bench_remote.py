@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import json
 import os
 import platform
 import shutil
@@ -134,21 +133,17 @@ def headline_figures(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from _results import build_options, save
+
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--config", type=Path, default=ROOT / "configs" / "default.yaml")
-    p.add_argument("--samples", type=int, default=None, help="clips per task (default: config's)")
-    p.add_argument("--jobs", type=int, default=2, help="processes (default: 2)")
-    p.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "remote.json")
+    build_options(p, "remote", "processes")
     p.add_argument("--keep", type=Path, default=None, help="keep the builds here if they differ")
     args = p.parse_args(argv)
     os.environ.setdefault("PYOPENGL_PLATFORM", "egl")
     result = run(args.config, args.samples, args.jobs, args.keep)
     if result["figures"]["republished_files"] != 0:
         raise SystemExit("bench_remote: an unchanged copy sent files again")
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
-    for k, v in result["figures"].items():
-        print(f"{k:>24}: {v}")
+    save(args.out, result)
     return 0
 
 

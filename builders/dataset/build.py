@@ -107,7 +107,6 @@ def _build_to_url(
     """:func:`build_dataset` into an fsspec URL: pull what the URL holds into the working
     copy, build there, publish the clips once rendered and everything at the end."""
     import dataclasses
-    import shutil
 
     from tempogen.builders.dataset.remote import LEDGER, Remote, working_copy
 
@@ -125,12 +124,7 @@ def _build_to_url(
             ours = _read_mark(local / BUILD_MARK) if (local / BUILD_MARK).is_file() else None
             if theirs is not None and _config_of(theirs) != _config_of(ours):
                 # the working copy is of another build: the URL decides
-                for name in (*OWNED, BUILD_MARK, LEDGER):
-                    target = local / name
-                    if target.is_dir():
-                        shutil.rmtree(target)
-                    elif target.exists():
-                        target.unlink()
+                _remove(local, (*OWNED, BUILD_MARK, LEDGER))
             remote.pull(local, progress)
             claim_folder(local, cfg, replace, shown=url)
             if theirs is not None and _config_of(theirs) != _config_of(
@@ -179,6 +173,18 @@ def _read_mark(path: Path) -> dict[str, Any] | None:
     return data if isinstance(data, dict) else None
 
 
+def _remove(folder: Path, names: tuple[str, ...]) -> None:
+    """Delete these top-level entries of ``folder`` (files or folders) where they exist."""
+    import shutil
+
+    for name in names:
+        target = folder / name
+        if target.is_dir():
+            shutil.rmtree(target)
+        elif target.exists():
+            target.unlink()
+
+
 def _config_of(mark: dict[str, Any] | None) -> str | None:
     return mark.get("config_sha256") if mark else None
 
@@ -190,7 +196,6 @@ def claim_folder(
     refused unless ``replace``, which first deletes what that build wrote, so no orphan clip
     of the old build ever ships with the new one. Hidden temp files of killed runs go too.
     ``shown``: the name errors give the folder (a URL whose working copy ``out`` is)."""
-    import shutil
 
     from tempogen.io import content_hash
 
@@ -208,12 +213,7 @@ def claim_folder(
                 "building here would mix the two. Use --replace to delete it first, or "
                 "choose another --out"
             )
-        for name in OWNED:
-            target = out / name
-            if target.is_dir():
-                shutil.rmtree(target)
-            elif target.exists():
-                target.unlink()
+        _remove(out, OWNED)
     for tmp in [*out.rglob(".*.tmp"), *out.rglob(".*.partial")]:
         tmp.unlink(missing_ok=True)  # the lock is held: no live run owns them
     write_json(mark, want)
