@@ -13,7 +13,29 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+def require_tool(name: str, package: str | None = None) -> str:
+    """The path of the command-line tool ``name``. A test that needs it fails without it
+    (never skips: a skipped check is a check CI never ran), saying how to install it."""
+    path = shutil.which(name)
+    if path is None:
+        pytest.fail(
+            f"{name} is not on PATH and this test needs it: install it with "
+            f"`apt-get update && apt-get install -y {package or name}` (.ci/run does)",
+            pytrace=False,
+        )
+    return path
+
+
+def chromium() -> str:
+    """Debian's Chromium, which the browser tests drive; fails the test without it."""
+    return CHROMIUM or require_tool("chromium")
+
+
 FLAGS = (
     "--headless",
     "--no-sandbox",
@@ -31,15 +53,14 @@ class Browser:
     """One headless Chromium with one page; ``close`` (or ``with``) ends it."""
 
     def __init__(self, profile: Path, timeout: float = 60.0) -> None:
-        if CHROMIUM is None:
-            raise RuntimeError("no chromium on PATH")
+        browser = chromium()
         to_browser, self._write = os.pipe()  # the browser reads fd 3
         self._read, from_browser = os.pipe()  # and writes fd 4
         os.set_inheritable(to_browser, True)
         os.set_inheritable(from_browser, True)
         # the child gets them as 3 and 4 (dup2 before exec; closing fds would undo it)
         self.proc = subprocess.Popen(
-            [CHROMIUM, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
+            [browser, *FLAGS, f"--user-data-dir={profile}", "about:blank"],
             close_fds=False,
             preexec_fn=lambda: (os.dup2(to_browser, 3), os.dup2(from_browser, 4)),
             stdout=subprocess.DEVNULL,

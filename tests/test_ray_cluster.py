@@ -16,9 +16,8 @@ import time
 from pathlib import Path
 
 import pytest
+import ray  # noqa: F401  the ray extra (in dev): a missing one fails, not skips
 from ftp_server import ftp_server
-
-pytest.importorskip("ray", reason="the ray extra: pip install 'tempogen[ray]'")
 
 BIN = Path(sys.executable).parent
 START_TIMEOUT = 60.0

@@ -12,11 +12,15 @@ because a scorer that guesses in a model's favour inflates its accuracy.
 2. The whole response is one letter, optionally bracketed or followed by ``.`` or ``:``
    ("B", "(b)", "B.", "[C]"); lower case is accepted here because nothing else is said.
 3. The response opens with a letter marker and then text: "B. Clockwise", "(B) ...", "B) ...",
-   "B: ...", "B - ...". The letter wins over the text after it.
+   "B: ...", "B - ...". The letter wins over the text after it, not over an explicit answer
+   statement (4) naming another letter: "A. Actually, the answer is C." is no answer
+   (Vinoground's scorer, which reads the first character, would take it as A).
 4. An explicit answer statement: "Answer: B", "The answer is (C)", "final answer: b.",
    "<answer>B</answer>", "correct option is B". A lower-case letter counts only when brackets
    or punctuation close it ("answer is a." but not "answer is a clockwise turn"). Several
-   different letters here: the last "final answer" wins if there is one, else no answer.
+   statements (a leading marker counts as one) naming different letters, or a letter past
+   the last option: the last "final answer" wins if there is one, else no answer ("The
+   answer is A. Actually, the answer is C.", or "Answer: C" with two options, then "not A").
 5. A weaker cue: "option B", "I choose B", "go with B", or a bracketed letter "(C)" anywhere.
    One letter only; several different ones make this step undecided.
 6. Option text: an option's words appear in the response (case, punctuation and hyphens
@@ -233,6 +237,27 @@ def _by_option_text(text: str, options: Sequence[str]) -> list[int]:
     return sorted(firsts.values())
 
 
+def _statements(text: str, n: int) -> list[tuple[int | None, bool]]:
+    """Every explicit answer statement (step 4) in order: the option it names (None for a
+    letter past the last option) and whether it is a "final answer"."""
+    out: list[tuple[int | None, bool]] = []
+    for m in _STRONG.finditer(text):
+        letter = m.group("letter")
+        if _letter_closed(text, m.end("letter"), letter):
+            out.append((_index(letter, n), m.group("kw").lower().startswith("final")))
+    return out
+
+
+def _agreed(stated: list[tuple[int | None, bool]]) -> int | None:
+    """The option several statements give: the last "final answer" if there is one, else the
+    one they all name; None when they differ or name a letter no option has."""
+    finals = [k for k, final in stated if final]
+    if finals:
+        return finals[-1]
+    named = {k for k, _ in stated}
+    return named.pop() if len(named) == 1 else None
+
+
 def parse_choice(response: str, options: Sequence[str]) -> int | None:
     """The 0-based option a free-text response chooses, or None when it is unparsable or
     ambiguous. Letters are A, B, C, ... in option order; see the module docstring for the
@@ -253,29 +278,15 @@ def parse_choice(response: str, options: Sequence[str]) -> int | None:
     if m:
         return _index(m.group(1), n)
 
-    # 3. a leading letter marker
+    # 3. a leading letter marker and 4. explicit answer statements: they must agree
+    stated = _statements(text, n)
     m = _LEADING.match(text)
     if m:
         k = _index(m.group(1), n)
         if k is not None:
-            return k
-
-    # 4. explicit answer statements
-    strong: list[tuple[int, bool]] = []  # (index, is a "final answer")
-    for m in _STRONG.finditer(text):
-        letter = m.group("letter")
-        if not _letter_closed(text, m.end("letter"), letter):
-            continue
-        k = _index(letter, n)
-        if k is not None:
-            strong.append((k, m.group("kw").lower().startswith("final")))
-    if strong:
-        finals = [k for k, final in strong if final]
-        if finals:
-            return finals[-1]
-        if len({k for k, _ in strong}) == 1:
-            return strong[0][0]
-        return None
+            return _agreed([(k, False), *stated])
+    if stated:
+        return _agreed(stated)
 
     # 5. weaker cues ("option B", "(C)"), 6. option text, 7. lone capital letters; a cue that
     # names a different option than the text does makes the response contradict itself.

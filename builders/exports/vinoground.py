@@ -9,6 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import math
 import random
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,7 @@ import cv2
 
 from tempogen.editing.clip import Clip
 from tempogen.editing.ops import pair_with_black_gap
+from tempogen.errors import OutputError
 from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.generators.pairs import GAP_SECONDS, PairSpec, concat_name, plan_pairs, render_pair
 from tempogen.io import write_json, write_text
@@ -43,6 +45,9 @@ VIDEO_QUESTION = (
     "B. Second segment (after black frame)"
 )
 BLACK_LEVEL = 16.0  # mean pixel value below which a decoded frame counts as black
+# How unlikely under fair seeded coin flips the positive captions' places may be before the
+# export refuses them as a broken order (a one-in-a-million draw; 64 of 64 at A is 1e-19).
+MIN_ORDER_P = 1e-6
 
 
 def _seconds(pair: dict[str, Any]) -> float:
@@ -93,10 +98,26 @@ def export_vinoground(pairs: list[dict[str, Any]], out_dir: Path, seed: int = 0)
                     "GT": gt,
                 }
             )
+    check_caption_order(text_qs)
     write_text(out_dir / "vinoground.csv", buf.getvalue())
     write_json(out_dir / "vinoground_textscore.json", text_qs)
     write_json(out_dir / "vinoground_videoscore.json", video_qs)
     return out_dir
+
+
+def check_caption_order(text_qs: list[dict[str, str]]) -> None:
+    """Refuse text questions whose positive caption sits at A (or at B) in more pairs than
+    fair coin flips would give (two-sided binomial tail under :data:`MIN_ORDER_P`): a model
+    that learns "the original's caption comes first" would score without watching."""
+    n = sum(q["idx"].endswith("_pos") for q in text_qs)
+    k = sum(q["idx"].endswith("_pos") and q["GT"] == "A" for q in text_qs)
+    off = abs(2 * k - n)  # twice the distance from n / 2
+    p = sum(math.comb(n, j) for j in range(n + 1) if abs(2 * j - n) >= off) / 2**n
+    if p < MIN_ORDER_P:
+        raise OutputError(
+            f"vinoground: the positive caption is option A in {k} of {n} pairs; seeded coin "
+            f"flips give an order this lopsided with probability {p:.1e}: the order is broken"
+        )
 
 
 def _write_concat(out_dir: Path, pair: dict[str, Any]) -> Path:

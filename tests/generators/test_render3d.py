@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import multiprocessing as mp
 import os
 import subprocess
 import sys
@@ -212,20 +211,46 @@ def _child_render(x: float) -> np.ndarray:
     return img
 
 
-@pytest.mark.skipif(
-    os.environ.get("LP_NUM_THREADS", "0") != "0", reason="llvmpipe threads do not survive fork"
-)
+# Mesa's llvmpipe, whichever GL this machine would pick (a GPU's driver is never fork-safe):
+# the fork tests are about llvmpipe, so they force it in a child process rather than skip.
+LLVMPIPE = {
+    "LIBGL_ALWAYS_SOFTWARE": "1",
+    "GALLIUM_DRIVER": "llvmpipe",
+    "__EGL_VENDOR_LIBRARY_FILENAMES": "/usr/share/glvnd/egl_vendor.d/50_mesa.json",
+}
+
+FORK_AFTER_PARENT = """
+import multiprocessing as mp, sys
+import numpy as np
+sys.path.insert(0, {here!r})
+from test_render3d import _child_render
+from tempogen.generators.render3d import gl_info
+parent = _child_render(0.3)
+with mp.get_context("fork").Pool(1) as pool:
+    child = pool.map(_child_render, [0.3])[0]
+print(gl_info()["renderer"], "same" if np.array_equal(parent, child) else "differ")
+"""
+
+
 def test_forked_worker_renders_after_the_parent_did():
-    parent = _child_render(0.3)
-    with mp.get_context("fork").Pool(1) as pool:
-        child = pool.map(_child_render, [0.3])[0]
-    assert np.array_equal(parent, child)
+    """llvmpipe without rasteriser threads (LP_NUM_THREADS=0, the default ensure_gl sets)
+    survives fork: a forked worker renders what its parent rendered."""
+    code = FORK_AFTER_PARENT.format(here=str(Path(__file__).parent))
+    env = {**os.environ, **LLVMPIPE, "LP_NUM_THREADS": "0"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert "llvmpipe" in out.stdout and out.stdout.rstrip().endswith("same"), (
+        out.stdout + out.stderr[-2000:]
+    )
 
 
 FORK_AFTER_THREADS = """
 import multiprocessing as mp, sys
 sys.path.insert(0, {here!r})
 from test_render3d import _child_render
+from tempogen.generators.render3d import gl_info
+print(gl_info()["renderer"])
 _child_render(0.0)
 with mp.get_context("fork").Pool(1) as pool:
     try:
@@ -236,13 +261,12 @@ with mp.get_context("fork").Pool(1) as pool:
 
 
 def test_forked_worker_after_threaded_llvmpipe_fails_clearly_not_hangs():
-    if "llvmpipe" not in gl_info()["renderer"]:
-        pytest.skip("the guard is about llvmpipe")
     code = FORK_AFTER_THREADS.format(here=str(Path(__file__).parent))
-    env = {**os.environ, "LP_NUM_THREADS": "2"}
+    env = {**os.environ, **LLVMPIPE, "LP_NUM_THREADS": "2"}
     out = subprocess.run(
         [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120
     )
+    assert "llvmpipe" in out.stdout, out.stdout + out.stderr[-2000:]
     assert "RenderError" in out.stdout and "does not survive fork" in out.stdout, out.stderr
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import random
-import shutil
 import subprocess
 import sys
 import time
@@ -12,6 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from headless import require_tool
 
 from tempogen.retrieval.corpus import Corpus, CorpusEntry
 from tempogen.retrieval.embed import Encoder, ModelNotFoundError
@@ -213,8 +213,8 @@ def test_encode_cached_reuses_the_file(encoder: Encoder, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("strace") is None, reason="needs strace to watch DNS queries")
 def test_first_export_and_run_make_no_telemetry_lookup(tmp_path):
+    strace = require_tool("strace")  # watches the DNS queries
     # issue 13 item 13: onnxruntime's 1DS telemetry looked up mobile.events.data.microsoft.com
     script = (
         "from tempogen.retrieval.embed import Encoder\n"
@@ -224,7 +224,7 @@ def test_first_export_and_run_make_no_telemetry_lookup(tmp_path):
     env["TEMPOGEN_CACHE"] = str(tmp_path / "cache")  # a fresh export, as on a first run
     log = tmp_path / "strace.log"
     proc = subprocess.run(
-        ["strace", "-f", "-e", "trace=sendto,connect", "-o", str(log), sys.executable, "-c", script],
+        [strace, "-f", "-e", "trace=sendto,connect", "-o", str(log), sys.executable, "-c", script],
         capture_output=True, text=True, timeout=300, env=env,
     )  # fmt: skip
     assert proc.returncode == 0, proc.stderr[-2000:]

@@ -127,3 +127,22 @@ def test_a_tiny_set_is_reported_not_judged() -> None:
     assert s["n"] == 6 < MIN_JUDGED and not s["above_chance"] and tiny["passed"]
     big = shortcut_report(rows(60, pos=3), ["position"])
     assert above_chance(big) and above_chance(big)[0].startswith("position (all tasks): 100.0%")
+
+
+def test_per_row_unique_metadata_with_random_answers_stays_at_chance_out_of_fold() -> None:
+    """Every row has its own generator, length and file size, and a random answer: a model
+    can memorise each row (scored on the rows it learned, the metadata baseline is near
+    perfect), but nothing carries over to a row it has not seen. Scored out of fold, as the
+    audit must, it stays at chance; an audit that trained on the fold it scores would fail
+    this fair set."""
+    from tempogen.builders.audit.shortcuts import fit_metadata
+
+    data = rows(300, seed=3)
+    for i, r in enumerate(data):
+        r.update(generator=f"g{i:03d}", num_frames=60 + i, video_bytes=50_000 + 977 * i)
+    memorised = fit_metadata(data)
+    assert np.mean([memorised(r) == r["answer"] for r in data]) > 0.9  # the leak is real
+    report = shortcut_report(data, ["metadata"])
+    s = report["baselines"]["metadata"]["overall"]
+    assert s["n"] == 300 and not s["above_chance"] and report["passed"], format_shortcuts(report)
+    assert s["accuracy"] < s["chance"] + 0.08, s

@@ -9,11 +9,10 @@ import re
 import uuid
 from pathlib import Path
 
+import fsspec  # a core dependency (never skipped)
 import pytest
 
 from tempogen.errors import ConfigurationError, OutputError
-
-fsspec = pytest.importorskip("fsspec")
 
 # The lmms-eval task names its own folder's absolute path (datasets resolves it from the cwd).
 NAMES_ITS_FOLDER = "lmms_eval/tempogen_tomato/tempogen_tomato.yaml"

@@ -240,3 +240,84 @@ def test_grade_open_non_strings():
     assert grade_open("red", None) is False  # type: ignore[arg-type]
     assert grade_open("red", "blue", [None, "", "red"]) is True  # type: ignore[list-item]
     assert grade_open("red", "red", None, [None, ""]) is True  # type: ignore[list-item]
+
+
+# -- conflicting and repeated answers, against TOMATO's and Vinoground's own scorers ---------
+VINO = ["The ball rolls left, then it stops.", "The ball stops, then it rolls left."]
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        ("B", 1),  # a single letter
+        ("b", 1),  # upper-cased
+        ("B: Clockwise then counter-clockwise.", 1),  # "letter: option" verbatim
+        ("Answer is:(C)", 2),  # their one answer-statement pattern
+        ("Answer is:C", 2),
+    ],
+)
+def test_what_tomato_decides_without_an_llm_we_decide_alike(response, expected):
+    """TOMATO's ``pre_parser`` (yale-nlp/TOMATO, src/parse_result.py) decides a response by
+    rule only when it is one letter (upper-cased), a "<letter>: <option>" string verbatim, or
+    the whole response matches ``Answer is:?(?<letter>)?``; all else goes to a GPT parser
+    told to pick a random letter when nothing matches, then to ``random.choice``. What its
+    rules decide, ours decides the same."""
+    assert parse_choice(response, ROTATION) == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "expected"),
+    [
+        # two different explicit answers, no "final answer": a self-correction is no answer
+        ("The answer is A. Actually, the answer is C.", None),
+        ("Answer: B. No wait, the answer is D.", None),
+        # the same answer repeated is that answer
+        ("The answer is C. The answer is C.", 2),
+        ("The answer is (B). Final answer: B", 1),
+        # several "final answer"s: the last one is the model's last word
+        ("Final answer: A. Hmm, re-checking the frames. Final answer: C", 2),
+        ("Final answer: D\nFinal answer: B\nThe answer is C", 1),
+        ("Final answer: C. Final answer: C.", 2),
+        # a leading letter is one more statement: contradicted, no answer; a final one wins
+        ("A. Actually, the answer is C.", None),
+        ("A. The answer is A.", 0),
+        ("A. Wait. Final answer: C", 2),
+    ],
+)
+def test_conflicting_and_repeated_answers(response, expected):
+    """Cases TOMATO's ``pre_parser`` (yale-nlp/TOMATO, src/parse_result.py) leaves to a GPT
+    parser whose last resort is ``random.choice(all_choices)``: a guess scores 1/n in the
+    model's favour, so where statements conflict we return no answer instead, and only a
+    repeated answer or a last "final answer" decides."""
+    assert parse_choice(response, ROTATION) == expected
+
+
+@pytest.mark.parametrize(
+    ("response", "first_character", "expected"),
+    [
+        ("A", 0, 0),
+        ("b.", 1, 1),
+        ("B\n\nThe ball stops first.", 1, 1),
+        # where the first-character rule is wrong, we are not
+        ("Answer: B", 0, 1),  # "A" of "Answer"
+        ("A. Actually, the answer is B.", 0, None),  # a self-correction
+        ("Both A and B fit.", 1, None),  # "B" of "Both"
+        ("As I see it, the ball stops, then it rolls left.", 0, 1),  # "A" of "As"
+        # a letter past the last option in an explicit answer is no answer, not a fallback
+        # to another letter elsewhere in the reply
+        ("The answer is A. Actually, the answer is C.", None, None),
+        ("The answer is C, not A.", None, None),
+        ("Answer: C (not A)", 0, None),
+        ("Answer: A. Final answer: C. Answer: B", 0, None),
+    ],
+)
+def test_two_option_replies_against_vinoground_first_character_rule(
+    response, first_character, expected
+):
+    """Vinoground scores a reply by its first character(s): ``response[:len(gt)].lower() ==
+    gt.lower()`` (Vinoground/Vinoground, get_score_all.py, after prompting "Please only output
+    one English character", eval/llava-onevision.py). ``first_character`` is what that rule
+    reads (None: neither A nor B); where it misreads a reply, our parser must not."""
+    head = response[:1].upper()
+    assert (("AB".index(head)) if head in "AB" else None) == first_character
+    assert parse_choice(response, VINO) == expected

@@ -10,7 +10,13 @@ import pytest
 
 from tempogen.builders.eval.common import VINO_MAJOR, VINO_MINOR
 from tempogen.builders.eval.scoring import score_vinoground
-from tempogen.builders.exports.vinoground import build_vinoground, read_vinoground
+from tempogen.builders.exports.vinoground import (
+    build_vinoground,
+    check_caption_order,
+    export_vinoground,
+    read_vinoground,
+)
+from tempogen.errors import OutputError
 from tempogen.generators.pairs import KINDS, plan_pairs
 from tempogen.io import write_jsonl
 
@@ -163,3 +169,51 @@ def test_a_damaged_pair_is_rendered_again(tmp_path: Path, damage: str) -> None:
     assert all(after[n] != before[n] for n in before), after
     assert (root / "vinoground.csv").read_bytes() == csv_before
     read_vinoground(root)
+
+
+def _records(root: Path, n: int) -> list[dict]:
+    """``n`` pair records as ``render_pair`` writes them (their concatenated clips present, so
+    nothing is rendered): what the export needs to lay out its questions."""
+    from tempogen.generators.pairs import concat_name
+
+    out = []
+    for i in range(n):
+        (root / concat_name(i)).parent.mkdir(parents=True, exist_ok=True)
+        (root / concat_name(i)).write_bytes(b"")
+        out.append({
+            "index": i, "major": VINO_MAJOR[0], "minor": "", "num_frames": 36, "fps": 12.0,
+            "pos_video": f"videos/pair{i}_pos.mp4", "neg_video": f"videos/pair{i}_neg.mp4",
+            "pos_caption": f"the ball rolls, then it stops ({i})",
+            "neg_caption": f"the ball stops, then it rolls ({i})",
+        })  # fmt: skip
+    return out
+
+
+@pytest.mark.parametrize("seed", [0, 2, 7, 2026])
+def test_the_positive_caption_is_balanced_between_a_and_b(tmp_path: Path, seed: int) -> None:
+    """64 pairs (the default build's count): the positive caption stands at A in about half
+    of them, as seeded coin flips give, never in all (a blind model picking the original's
+    caption, or A, would score); both text questions of a pair share one order."""
+    export_vinoground(_records(tmp_path, 64), tmp_path, seed=seed)
+    text = json.loads((tmp_path / "vinoground_textscore.json").read_text(encoding="utf-8"))
+    pos_at_a = [q["GT"] == "A" for q in text if q["idx"].endswith("_pos")]
+    assert len(pos_at_a) == 64 and 20 <= sum(pos_at_a) <= 44, sum(pos_at_a)
+    for pos, neg in zip(text[::2], text[1::2]):
+        assert pos["question"] == neg["question"] and {pos["GT"], neg["GT"]} == {"A", "B"}
+
+
+def test_a_lopsided_caption_order_is_refused() -> None:
+    def questions(at_a: int, n: int) -> list[dict[str, str]]:
+        return [
+            {"idx": f"{i}_{side}", "GT": gt}
+            for i in range(n)
+            for side, gt in (("pos", "AB"[i >= at_a]), ("neg", "BA"[i >= at_a]))
+        ]
+
+    with pytest.raises(OutputError, match="option A in 64 of 64 pairs"):
+        check_caption_order(questions(64, 64))
+    with pytest.raises(OutputError, match="option A in 0 of 64 pairs"):
+        check_caption_order(questions(0, 64))
+    for k in (20, 30, 32, 44):  # what seeded coin flips give
+        check_caption_order(questions(k, 64))
+    check_caption_order(questions(8, 8))  # eight heads in a row happen: not refused

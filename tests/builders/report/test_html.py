@@ -8,8 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
-import pytest
-from headless import CHROMIUM, Browser
+from headless import Browser
 
 from tempogen.builders.report.html import write_index
 
@@ -163,7 +162,6 @@ def test_filters_cover_every_card_and_count_it(manifest):
     assert not {k for k, _ in again.boxes} & {"encoding", "pair"}
 
 
-@pytest.mark.skipif(CHROMIUM is None, reason="no chromium on PATH (.ci/run installs Debian's)")
 def test_filters_answers_and_clips_work_in_headless_chromium(manifest, tmp_path):
     root, rows = _browse_rows(manifest)
     page = root / "index.html"
@@ -175,6 +173,16 @@ def test_filters_answers_and_clips_work_in_headless_chromium(manifest, tmp_path)
         browser.click('input[name="task"][value="count"]')
         n_count = sum(r["task"] == "count" for r in rows)
         assert browser.js(visible) == n_count == 2
+        # the filter hid every other card (the script really hides, not only counts)
+        hidden = "document.querySelectorAll('div.sample[hidden]').length"
+        assert browser.js(hidden) == len(rows) - n_count > 0
+        assert (
+            browser.js(
+                "[...document.querySelectorAll('div.sample')].filter(e => e.offsetParent === null)"
+                ".length"
+            )
+            == len(rows) - n_count
+        )
         assert browser.js("document.getElementById('shown').textContent") == str(n_count)
         # counts follow the other filters: of the two count cards, one has zoom
         zoom = 'input[name="variation"][value="zoom"]'

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from headless import chromium
 
 CONFIG = """
 seed: 5
@@ -71,8 +71,8 @@ def test_build_writes_every_layout_and_the_report(dataset: Path) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(shutil.which("chromium") is None, reason="Debian's chromium is not installed")
 def test_report_renders_in_headless_chromium(dataset: Path, tmp_path: Path) -> None:
+    browser = chromium()
     flags = [
         "--headless",
         "--no-sandbox",
@@ -86,7 +86,7 @@ def test_report_renders_in_headless_chromium(dataset: Path, tmp_path: Path) -> N
     ]
     url = (dataset / "report.html").resolve().as_uri()
     dom = subprocess.run(
-        ["chromium", *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120
+        [browser, *flags, "--dump-dom", url], capture_output=True, text=True, timeout=120
     ).stdout
     loaded = re.search(r'data-images="(\d+)/(\d+)"', dom)
     assert loaded, "the page's load handler did not run"
@@ -94,7 +94,7 @@ def test_report_renders_in_headless_chromium(dataset: Path, tmp_path: Path) -> N
     assert total >= 6 and ok == total, f"only {ok} of {total} plots decoded in the browser"
     shot = tmp_path / "report.png"
     subprocess.run(
-        ["chromium", *flags, "--window-size=1200,1600", f"--screenshot={shot}", url],
+        [browser, *flags, "--window-size=1200,1600", f"--screenshot={shot}", url],
         capture_output=True,
         timeout=120,
         check=True,
