@@ -143,7 +143,7 @@ def _edit(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from tempogen.builders.audit.validate import validate_path
 
-    checks = validate_path(args.path, plugins=args.plugins)
+    checks = validate_path(args.path, plugins=args.plugins, videos_under=args.videos_under)
     for c in checks:
         if c.ok:
             print(c.summary())
@@ -563,6 +563,14 @@ def build_parser() -> argparse.ArgumentParser:
         "path",
         help="manifest.jsonl, tomato/ (or one data/*.json), videott.json, vinoground/, hf/, "
         "lmms_eval/, or a dataset folder (all of them)",
+    )
+    vd.add_argument(
+        "--videos-under",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a manifest's videos may also lie under DIR (default: only in the manifest's "
+        "folder), e.g. TOMATO's own videos for an `import tomato --out` kept elsewhere",
     )
     _plugins_option(vd)
     vd.set_defaults(func=_validate)

@@ -452,11 +452,11 @@ def _kind_of_folder(folder: Path) -> Callable[[Path], list[FileCheck]] | None:
 EXPORTS = ("tomato", "videott", "vinoground", "hf", "lmms_eval")
 
 
-def _check_file(path: Path, plugins: Sequence[str]) -> list[FileCheck]:
+def _check_file(path: Path, plugins: Sequence[str], under: Sequence[Path]) -> list[FileCheck]:
     if path.name == "test.jsonl" and (path.parent / f"{LMMS_TASK}.yaml").is_file():
         return check_lmms_eval(path.parent)
     if path.suffix == ".jsonl":
-        return [check_manifest(path, plugins)]
+        return [check_manifest(path, plugins, under)]
     if path.name == VIDEOTT_FILE:
         return [check_videott(path)]
     if path.name == "vinoground.csv" or path.name.startswith("vinoground_"):
@@ -473,16 +473,22 @@ def _check_file(path: Path, plugins: Sequence[str]) -> list[FileCheck]:
     )
 
 
-def validate_path(path: str | os.PathLike[str], plugins: Sequence[str] = ()) -> list[FileCheck]:
+def validate_path(
+    path: str | os.PathLike[str],
+    plugins: Sequence[str] = (),
+    videos_under: Sequence[str | os.PathLike[str]] = (),
+) -> list[FileCheck]:
     """Check a manifest, an export file or folder, or a dataset folder (its manifest and every
-    export in it); one :class:`FileCheck` per file checked."""
+    export in it); one :class:`FileCheck` per file checked. A manifest's videos must lie in
+    its folder, or under one of ``videos_under``."""
     p = Path(path)
+    under = tuple(Path(u) for u in videos_under)
     if p.is_file():
-        return _check_file(p, plugins)
+        return _check_file(p, plugins, under)
     if not p.is_dir():
         raise InputFileError(f"{p}: no such file or folder")
     if (p / "manifest.jsonl").is_file():
-        checks = [check_manifest(p / "manifest.jsonl", plugins)]
+        checks = [check_manifest(p / "manifest.jsonl", plugins, under)]
         for name in EXPORTS:
             checker = _kind_of_folder(p / name) if (p / name).is_dir() else None
             if checker is not None:
