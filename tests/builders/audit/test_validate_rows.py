@@ -90,6 +90,22 @@ def _text_video(root: Path):
     return change
 
 
+def _undecodable(root: Path):
+    """A copy of the row's own video with its frame data (the mp4 ``mdat`` box) zeroed: the
+    container opens and lists its frames, the first frame does not decode."""
+
+    def change(r: dict) -> None:
+        data = bytearray((root / r["video"]).read_bytes())
+        at = data.index(b"mdat")
+        size = int.from_bytes(data[at - 4 : at], "big")
+        data[at + 4 : at - 4 + size] = bytes(size - 8)
+        (root / "videos" / "zeroed.mp4").write_bytes(bytes(data))
+        r["video"] = "videos/zeroed.mp4"
+        r["video_sha256"] = sha256_file(root / "videos" / "zeroed.mp4")
+
+    return change
+
+
 def _short_video(root: Path, size: tuple[int, int], frames: int, name: str):
     def change(r: dict) -> None:
         w, h = size
@@ -131,6 +147,7 @@ def corruptions(root: Path) -> dict[str, tuple[int, object, str]]:
         "absolute": (0, _outside(root, "absolute"), "video: "),
         "symlink": (1, _outside(root, "link"), "video: 'videos/link.mp4' leaves the dataset"),
         "text file": (0, _text_video(root), f"video: {root}/videos/notes.mp4 is not a readable"),
+        "undecodable": (1, _undecodable(root), f"video: {root}/videos/zeroed.mp4 is not a "),
         "width": (0, _short_video(root, (64, 48), 30, "small.mp4"), "width: 160 but the video"),
         "frames": (0, _short_video(root, (160, 90), 5, "short.mp4"),
                    "num_frames: "),
