@@ -711,6 +711,7 @@ def build_parser() -> argparse.ArgumentParser:
     it.set_defaults(func=_import_tomato)
 
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
+    _plugins_option(m)
     m.set_defaults(func=_motions)
     return p
 
