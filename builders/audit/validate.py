@@ -282,7 +282,10 @@ def _vinoground_row_problem(
             return f"{side}_end", f"segment {start}..{end} is empty"
         if not rec[f"{side}_cal"].strip():
             return f"{side}_cal", "the caption is empty"
-        if not (root / "videos" / f"{rec[f'{side}_vid']}.mp4").is_file():
+        video = root / "videos" / f"{rec[f'{side}_vid']}.mp4"
+        if not inside(video, [root]):
+            return f"{side}_vid", f"{rec[f'{side}_vid']!r} leaves the folder {root}"
+        if not video.is_file():
             return f"{side}_vid", f"no video videos/{rec[f'{side}_vid']}.mp4"
     return None
 
@@ -314,10 +317,11 @@ def _vinoground_questions(path: Path, pairs: dict[str, list[str]]) -> tuple[int,
             bad = ("GT", f"expected 'A' or 'B', got {q.get('GT')!r}")
         elif not isinstance(q.get("question"), str) or not q["question"]:
             bad = ("question", "expected a non-empty string")
-        elif (
-            not isinstance(q.get("video_name"), str)
-            or not (path.parent / q["video_name"]).is_file()
+        elif not isinstance(q.get("video_name"), str) or not inside(
+            path.parent / q["video_name"], [path.parent]
         ):
+            bad = ("video_name", f"{q.get('video_name')!r} is no video in {path.parent}")
+        elif not (path.parent / q["video_name"]).is_file():
             bad = ("video_name", f"no such video {q.get('video_name')!r}")
         if bad is not None:
             problems.append(f"{where}: {bad[0]}: {bad[1]}")
@@ -382,6 +386,8 @@ def _lmms_doc_problem(doc: dict[str, Any], videos: Path | None) -> tuple[str, st
         return "task", f"{doc['task']!r} is not one of {list(TASKS)}"
     if set(doc["variation"]) != set(VARIATION_KEYS):
         return "variation", f"expected exactly the keys {list(VARIATION_KEYS)}"
+    if videos is not None and not inside(videos / doc["video"], [videos]):
+        return "video", f"{doc['video']!r} leaves the dataset folder {videos}"
     if videos is not None and not (videos / doc["video"]).is_file():
         return "video", f"no such file {videos / doc['video']}"
     return None
