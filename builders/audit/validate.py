@@ -2,10 +2,11 @@
 format. Every problem names the file, the line (or record) and the field, so it can be fixed
 without guessing; a valid file gets a one-line summary.
 
-Kinds: the unified manifest (``*.jsonl``: schema, repeated ids, plugins, motion patterns,
-videos), TOMATO (``tomato/`` or one ``tomato/data/*.json``), Video-TT (``videott.json``),
-Vinoground (the folder, its CSV or its question lists), the Hugging Face folder (``hf/``) and
-the lmms-eval task folder (``lmms_eval/``). A dataset folder checks everything in it.
+Kinds: the unified manifest (``*.jsonl``: schema, repeated ids, plugins, motion patterns, each
+row against itself, each video opened, decoded and compared with its row), TOMATO
+(``tomato/`` or one ``tomato/data/*.json``), Video-TT (``videott.json``), Vinoground (the
+folder, its CSV or its question lists), the Hugging Face folder (``hf/``) and the lmms-eval
+task folder (``lmms_eval/``). A dataset folder checks everything in it.
 """
 
 from __future__ import annotations
