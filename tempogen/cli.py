@@ -4,6 +4,7 @@ inside the command bodies so ``tempogen --help`` is instant."""
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 
@@ -142,7 +143,7 @@ def _edit(args: argparse.Namespace) -> int:
 def _validate(args: argparse.Namespace) -> int:
     from tempogen.builders.audit.validate import validate_path
 
-    checks = validate_path(args.path, plugins=args.plugins)
+    checks = validate_path(args.path, plugins=args.plugins, videos_under=args.videos_under)
     for c in checks:
         if c.ok:
             print(c.summary())
@@ -430,7 +431,8 @@ def _plugins_option(p: argparse.ArgumentParser) -> None:
         type=_module_names,
         default=(),
         metavar="MOD[,MOD...]",
-        help="motion plugin modules to import first (besides those the manifest names)",
+        help="plugin modules (motion patterns, facts, ops, exports) to import before anything "
+        "else; a manifest's own plugins load only when named here",
     )
 
 
@@ -482,6 +484,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="delete a dataset built in --out with another config first (default: refuse)",
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _plugins_option(g)
     _executor_options(g, "the config's executor, else local")
     g.set_defaults(func=_generate)
     e = sub.add_parser("edit", help="apply YAML edit pipelines to every clip of a manifest")
@@ -523,6 +526,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="seed of the shuffled and random settings (default: the build's, from config.json)",
     )  # fmt: skip
     va.add_argument("--out", default=None, help="also write the figures as JSON here")
+    _plugins_option(va)
     va.set_defaults(func=_audit_validity)
     sc = asub.add_parser(
         "shortcuts", help="blind baselines (option position, rank, text, metadata) vs chance"
@@ -534,6 +538,7 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     sc.add_argument("--model", default=None, help="sentence-transformers model (default: ours)")
     sc.add_argument("--out", default=None, help="also write the report as JSON here")
+    _plugins_option(sc)
     sc.set_defaults(func=_audit_shortcuts)
     ce = asub.add_parser(
         "captions-eval", help="precision and recall of the caption audit on labelled pairs"
@@ -558,6 +563,14 @@ def build_parser() -> argparse.ArgumentParser:
         "path",
         help="manifest.jsonl, tomato/ (or one data/*.json), videott.json, vinoground/, hf/, "
         "lmms_eval/, or a dataset folder (all of them)",
+    )
+    vd.add_argument(
+        "--videos-under",
+        action="append",
+        default=[],
+        metavar="DIR",
+        help="a manifest's videos may also lie under DIR (default: only in the manifest's "
+        "folder), e.g. TOMATO's own videos for an `import tomato --out` kept elsewhere",
     )
     _plugins_option(vd)
     vd.set_defaults(func=_validate)
@@ -589,6 +602,7 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--limit", type=int, default=None, help="eval run: first N questions only")
     ev.add_argument("--attempts", type=int, default=5, help="eval run: tries per request")
     ev.add_argument("-q", "--quiet", action="store_true", help="eval run: no progress bar")
+    _plugins_option(ev)
     ev.set_defaults(func=_eval)
     cap = sub.add_parser("captions", help="temporal-counterfactual caption pairs")
     csub = cap.add_subparsers(dest="captions", required=True)
@@ -693,23 +707,29 @@ def build_parser() -> argparse.ArgumentParser:
     it.add_argument("folder", help="TOMATO folder holding data/ and videos/")
     it.add_argument("--out", help="manifest to write (default: FOLDER/manifest.jsonl)")
     it.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    _plugins_option(it)
     it.set_defaults(func=_import_tomato)
 
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
+    _plugins_option(m)
     m.set_defaults(func=_motions)
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point. A user's error (:class:`~tempogen.errors.TempogenError`) becomes one clear
-    line on stderr and exit code 2; anything else is a bug: its traceback, exit code 1."""
+    line on stderr and exit code 2; anything else is a bug: its traceback, exit code 1.
+    ``--plugins`` are imported here, before any command reads a config, manifest or pipeline
+    that may need them."""
     from tempogen.errors import TempogenError
+    from tempogen.plugins import load_plugins
 
     args = build_parser().parse_args(argv)
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
         print("tempogen: error: -j/--jobs must be at least 1", file=sys.stderr)
         return 2
     try:
+        load_plugins(getattr(args, "plugins", ()), "--plugins", folder=os.getcwd())
         return int(args.func(args) or 0)
     except TempogenError as exc:
         print(f"tempogen: error: {exc}", file=sys.stderr)
@@ -723,4 +743,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    from tempogen.plugins import drop_implicit_cwd
+
+    drop_implicit_cwd()  # ``python -m`` put the current folder first; plugins never need it
     sys.exit(main())

@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from tempogen.errors import ConfigurationError, InputFileError, PluginError
+from tempogen.errors import ConfigurationError, InputFileError
 from tempogen.questions import TASKS
 
 BACKGROUNDS = ("solid", "gradient", "grid", "noise")
@@ -367,23 +367,14 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
 
 
 def import_plugins(modules: tuple[str, ...], src: str = "<config>") -> None:
-    """Import modules that register extra motion patterns (``plugins:`` in a config, a
-    manifest row or ``--plugins``); ``src`` names where they were asked for."""
-    import importlib
-    import sys
+    """Import the modules a config's ``plugins:`` names (motion patterns, facts, ops,
+    exports), looked for on Python's path and then beside the config; ``src`` names the
+    config. The config was passed by the user, so its plugins are allowed (see
+    :mod:`tempogen.plugins`)."""
+    from tempogen.plugins import load_plugins
 
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # a pattern module beside the config, as a user runs it
-    for i, name in enumerate(modules):
-        try:
-            importlib.import_module(name)
-        except Exception as exc:
-            missing = isinstance(exc, ModuleNotFoundError) and f"{name}.".startswith(f"{exc.name}.")
-            hint = " (run from its folder, or add that folder to PYTHONPATH)" if missing else ""
-            detail = f"cannot import {name!r}: {exc}{hint}"
-            err = PluginError(f"{src}: plugins[{i}]: {detail}")
-            err.field, err.detail = f"plugins[{i}]", detail  # type: ignore[attr-defined]
-            raise err from exc
+    folder = Path(src).resolve().parent if Path(src).is_file() else None
+    load_plugins(modules, src, folder=folder)
 
 
 def load_config(path: str | os.PathLike[str]) -> DatasetConfig:

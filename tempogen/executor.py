@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import tempfile
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
@@ -31,6 +30,7 @@ from typing import Any
 
 from tempogen import resume
 from tempogen.errors import ConfigurationError
+from tempogen.plugins import plugin_folders
 
 __all__ = [
     "EXECUTORS",
@@ -173,19 +173,18 @@ class Outputs:
 _READY: dict[str, Any] = {"plugins": None}
 
 
-def _prepare(plugins: tuple[str, ...], cwd: str) -> None:
-    """Make a fresh worker process like a forked one: plugins imported, OpenCV on one thread."""
+def _prepare(plugins: tuple[str, ...], folders: tuple[str, ...]) -> None:
+    """Make a fresh worker process like a forked one: plugins imported (from the folders the
+    driver found them in, on a shared path), OpenCV on one thread."""
     if _READY["plugins"] == plugins:
         return
     import cv2
 
     cv2.setNumThreads(1)
-    if cwd not in sys.path:
-        sys.path.insert(0, cwd)  # plugin modules beside the driver's config, on a shared path
     if plugins:
-        from tempogen.config import import_plugins
+        from tempogen.plugins import load_worker_plugins
 
-        import_plugins(plugins, "ray worker")
+        load_worker_plugins(plugins, folders)
     _READY["plugins"] = plugins
 
 
@@ -195,11 +194,11 @@ def run_unit(
     shared_out: str | None,
     inputs: dict[str, bytes],
     plugins: tuple[str, ...] = (),
-    cwd: str = "",
+    folders: tuple[str, ...] = (),
 ) -> tuple[Any, Outputs | None]:
     """Run one unit in a worker: under ``shared_out`` itself, else in a temp folder of its own
     whose new files come back as :class:`Outputs` (the ``inputs`` are written there first)."""
-    _prepare(tuple(plugins), cwd)
+    _prepare(tuple(plugins), tuple(folders))
     if shared_out is not None:
         return fn(item, Path(shared_out)), None
     with tempfile.TemporaryDirectory(prefix="tempogen-unit-") as tmp:
@@ -353,13 +352,13 @@ class RayExecutor(Executor):
                     pass
             todo.append(i)
         shared = str(out_dir.resolve()) if self.shared_out else None
-        cwd = os.getcwd()
+        folders = plugin_folders()
         plugins = tuple(dict.fromkeys((*self.plugins, *plugins)))
 
         def args(i: int) -> tuple[Any, ...]:
             item = items[i]
             sent = {} if shared else {r: (out_dir / r).read_bytes() for r in stage.inputs(item)}
-            return (stage.fn, item, shared, sent, plugins, cwd)
+            return (stage.fn, item, shared, sent, plugins, folders)
 
         is_gl = {i for i in todo if stage.gl is not None and stage.gl(items[i])}
         gl_units = deque(i for i in todo if i in is_gl)

@@ -26,6 +26,7 @@ from jsonschema.exceptions import ValidationError, best_match
 from tempogen import MANIFEST_SCHEMA_VERSION
 from tempogen.errors import InputFileError
 from tempogen.io import read_jsonl_lines, write_jsonl
+from tempogen.plugins import import_manifest_plugins, row_plugins  # noqa: F401  (re-exported)
 
 SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION
 SCHEMA_FILE = "schemas/manifest-row.schema.json"
@@ -292,37 +293,6 @@ def write_manifest(path: str | os.PathLike[str], rows: Iterable[Row | dict[str, 
     if problems:
         raise InputFileError(next(iter(problems.values())))
     write_jsonl(path, out)
-
-
-def row_plugins(row: dict[str, Any], where: str) -> tuple[str, ...]:
-    """The plugin modules a row names (none when absent); a malformed field names ``where``."""
-    names = row.get("plugins", [])
-    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-        raise InputFileError(f"{where}: plugins: expected a list of module names, got {names!r}")
-    return tuple(names)
-
-
-def import_manifest_plugins(
-    lines: Sequence[tuple[int, dict[str, Any]]],
-    path: str | os.PathLike[str],
-    extra: Sequence[str] = (),
-) -> tuple[str, ...]:
-    """Import ``extra`` (``--plugins``) and every plugin the rows name; return them in order.
-
-    A module that cannot be imported is a :class:`PluginError` naming it and the first line
-    that asked for it (``m.jsonl:3: plugins[0]: cannot import 'zig': ...``).
-    """
-    from tempogen.config import import_plugins
-
-    if extra:
-        import_plugins(tuple(extra), "--plugins")
-    done: dict[str, None] = dict.fromkeys(extra)
-    for n, row in lines:
-        names = row_plugins(row, f"{path}:{n}")
-        if any(name not in done for name in names):
-            import_plugins(names, f"{path}:{n}")
-            done.update(dict.fromkeys(names))
-    return tuple(done)
 
 
 __all__ = [

@@ -2,10 +2,11 @@
 format. Every problem names the file, the line (or record) and the field, so it can be fixed
 without guessing; a valid file gets a one-line summary.
 
-Kinds: the unified manifest (``*.jsonl``: schema, repeated ids, plugins, motion patterns,
-videos), TOMATO (``tomato/`` or one ``tomato/data/*.json``), Video-TT (``videott.json``),
-Vinoground (the folder, its CSV or its question lists), the Hugging Face folder (``hf/``) and
-the lmms-eval task folder (``lmms_eval/``). A dataset folder checks everything in it.
+Kinds: the unified manifest (``*.jsonl``: schema, repeated ids, plugins, motion patterns, each
+row against itself, each video opened, decoded and compared with its row), TOMATO
+(``tomato/`` or one ``tomato/data/*.json``), Video-TT (``videott.json``), Vinoground (the
+folder, its CSV or its question lists), the Hugging Face folder (``hf/``) and the lmms-eval
+task folder (``lmms_eval/``). A dataset folder checks everything in it.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import av
+
 from tempogen.builders.dataset.reading import needs_motion, row_motion
 from tempogen.builders.eval.common import VINO_MAJOR
 from tempogen.builders.exports.hf import DATA_FILE as HF_DATA_FILE
@@ -29,12 +32,15 @@ from tempogen.builders.exports.videott import FILE_NAME as VIDEOTT_FILE
 from tempogen.builders.exports.videott import read_videott
 from tempogen.builders.exports.vinoground import CSV_COLUMNS, read_vinoground
 from tempogen.errors import InputFileError, PluginError
+from tempogen.facts import FACTS, Fact, FactError, get_fact
+from tempogen.labels import Labels
 from tempogen.manifest import (
     import_manifest_plugins,
     manifest_problems,
     read_lines,
 )
-from tempogen.questions import TASKS, VARIATION_KEYS
+from tempogen.questions import TASKS, VARIATION_KEYS, option_text
+from tempogen.video import sha256_file
 
 MAX_PROBLEMS = 20  # per file: past this a file is clearly broken throughout
 
@@ -66,9 +72,12 @@ class FileCheck:
         return out
 
 
-def check_manifest(path: Path, plugins: Sequence[str] = ()) -> FileCheck:
+def check_manifest(
+    path: Path, plugins: Sequence[str] = (), videos_under: Sequence[Path] = ()
+) -> FileCheck:
     """A unified manifest: every row against the schema, ids unique, the plugins it names
-    importable, every row's motion pattern registered, every video present."""
+    allowed and importable, every row's motion pattern registered, every row agreeing with
+    itself (:func:`row_contradiction`) and every video sound (:func:`video_problem`)."""
 
     def result(problems: list[str], n: int = 0) -> FileCheck:
         return FileCheck(path, "manifest", n, "row", tuple(problems))
@@ -82,6 +91,7 @@ def check_manifest(path: Path, plugins: Sequence[str] = ()) -> FileCheck:
         import_manifest_plugins(lines, path, plugins)
     except (PluginError, InputFileError) as exc:
         return result([*problems.values(), str(exc)], len(lines))
+    roots = (path.parent, *videos_under)
     for n, row in lines:
         if n in problems:
             continue
@@ -92,9 +102,118 @@ def check_manifest(path: Path, plugins: Sequence[str] = ()) -> FileCheck:
         except InputFileError as exc:
             problems[n] = str(exc)
             continue
-        if not (path.parent / row["video"]).is_file():
-            problems[n] = f"{where}: video: no such file {path.parent / row['video']}"
+        bad = row_contradiction(row) or video_problem(row, roots)
+        if bad is not None:
+            problems[n] = f"{where}: {bad[0]}: {bad[1]}"
     return result([problems[n] for n in sorted(problems)], len(lines))
+
+
+def _key(fact: Fact, value: Any) -> str | None:
+    """A stored fact value's answer key (JSON lists read as the tuples facts derive), or None
+    when it has none (undetermined, or not a value of the fact)."""
+
+    def tup(v: Any) -> Any:
+        return tuple(tup(x) for x in v) if isinstance(v, list) else v
+
+    try:
+        return fact.key(tup(value))
+    except Exception:  # a value of another shape: no key, which the caller reports
+        return None
+
+
+def row_contradiction(row: dict[str, Any]) -> tuple[str, str] | None:
+    """The first field of a schema-valid row that contradicts the row's own answer, as
+    (field, problem); None when they agree.
+
+    The answer is ``answer_key`` (else ``option_keys[answer]``); it must be the key of
+    ``labels.answer`` (the fact read from every frame's states), of the certificate's 16- and
+    80-frame readings (unless the row says ``certificate.ok: false``), of the one fact a row
+    without states declares in ``labels``, and each option must be its key's wording. The
+    schema already ties ``answer``, ``answer_text``, ``answer_key`` and ``option_keys``
+    together (:func:`~tempogen.manifest.validate_row`). Only fields present are checked: an
+    imported TOMATO row with a free-word answer has no key to check.
+    """
+    keys, labels = row.get("option_keys"), row["labels"]
+    claimed = row.get("answer_key", keys[row["answer"]] if keys else None)
+    if claimed is None:
+        return None
+    if "tracks" in labels:
+        fact_name = labels["query"]["fact"]
+    else:  # declared facts (an imported row): the one the row names, if it names one
+        named = [k for k in labels if k in FACTS]
+        if len(named) != 1:
+            return None
+        fact_name = named[0]
+    try:
+        fact = get_fact(fact_name)
+    except FactError as exc:
+        return ("labels.query.fact" if "tracks" in labels else "labels"), str(exc)
+    field = "answer_key" if "answer_key" in row else f"option_keys[{row['answer']}]"
+    if "tracks" not in labels:
+        seen = _key(fact, labels[fact_name])
+        if seen != claimed:
+            return f"labels.{fact_name}", _disagree(labels[fact_name], seen, field, claimed)
+        return None
+    if "answer" in labels:
+        seen = _key(fact, labels["answer"])
+        if seen != claimed:
+            return "labels.answer", _disagree(labels["answer"], seen, field, claimed)
+    cert = row.get("certificate")
+    if isinstance(cert, dict) and cert.get("ok") is not False:
+        for name in ("sampled", "sampled_80"):
+            if name in cert and _key(fact, cert[name]) != claimed:
+                seen = _key(fact, cert[name])
+                return f"certificate.{name}", _disagree(cert[name], seen, field, claimed)
+    if keys:
+        try:
+            states = Labels.from_json(labels)
+            wording = [option_text(fact_name, k, states) for k in keys]
+        except Exception as exc:  # a key the fact has no wording for, labels it cannot read
+            return "option_keys", f"cannot word the options from their keys: {exc!r}"
+        for i, (text, want) in enumerate(zip(row["options"], wording, strict=True)):
+            if text != want:
+                return f"options[{i}]", f"{text!r} is not the wording of {keys[i]!r} ({want!r})"
+    return None
+
+
+def _disagree(value: Any, key: str | None, field: str, claimed: str) -> str:
+    said = f"key {key!r}" if key is not None else "no answer key"
+    return f"{value!r} ({said}) contradicts {field} {claimed!r}"
+
+
+def inside(path: Path, roots: Sequence[Path]) -> bool:
+    """Whether ``path``, links followed, lies in one of ``roots`` (a dataset's folder)."""
+    real = path.resolve()
+    return any(real.is_relative_to(r.resolve()) for r in roots)
+
+
+def video_problem(row: dict[str, Any], roots: Sequence[Path]) -> tuple[str, str] | None:
+    """The first problem of a row's video, as (field, problem): its path leaves the dataset
+    folder (``roots[0]``, or another of ``roots``), it is missing, it does not open and
+    decode as a video, or its size, frame count or sha256 is not the row's."""
+    rel = row["video"]
+    path = roots[0] / rel
+    if Path(rel).is_absolute() or not inside(path, roots):
+        return "video", f"{rel!r} leaves the dataset folder {roots[0]}"
+    if not path.is_file():
+        return "video", f"no such file {path}"
+    try:
+        with av.open(str(path)) as c:
+            if not c.streams.video:
+                return "video", f"{path} holds no video stream"
+            stream = c.streams.video[0]
+            size = (stream.codec_context.width, stream.codec_context.height)
+            next(c.decode(stream), None)  # the first frame decodes
+            c.seek(0)
+            frames = sum(1 for pkt in c.demux(stream) if pkt.size)
+    except (av.error.FFmpegError, ValueError, OSError) as exc:
+        return "video", f"{path} is not a readable video: {exc}"
+    for name, have in (("width", size[0]), ("height", size[1]), ("num_frames", frames)):
+        if name in row and row[name] != have:
+            return name, f"{row[name]} but the video {path} has {have}"
+    if "video_sha256" in row and sha256_file(path) != row["video_sha256"]:
+        return "video_sha256", f"the video {path} is another file (its sha256 differs)"
+    return None
 
 
 def check_tomato(path: Path) -> FileCheck:
@@ -164,7 +283,10 @@ def _vinoground_row_problem(
             return f"{side}_end", f"segment {start}..{end} is empty"
         if not rec[f"{side}_cal"].strip():
             return f"{side}_cal", "the caption is empty"
-        if not (root / "videos" / f"{rec[f'{side}_vid']}.mp4").is_file():
+        video = root / "videos" / f"{rec[f'{side}_vid']}.mp4"
+        if not inside(video, [root]):
+            return f"{side}_vid", f"{rec[f'{side}_vid']!r} leaves the folder {root}"
+        if not video.is_file():
             return f"{side}_vid", f"no video videos/{rec[f'{side}_vid']}.mp4"
     return None
 
@@ -196,10 +318,11 @@ def _vinoground_questions(path: Path, pairs: dict[str, list[str]]) -> tuple[int,
             bad = ("GT", f"expected 'A' or 'B', got {q.get('GT')!r}")
         elif not isinstance(q.get("question"), str) or not q["question"]:
             bad = ("question", "expected a non-empty string")
-        elif (
-            not isinstance(q.get("video_name"), str)
-            or not (path.parent / q["video_name"]).is_file()
+        elif not isinstance(q.get("video_name"), str) or not inside(
+            path.parent / q["video_name"], [path.parent]
         ):
+            bad = ("video_name", f"{q.get('video_name')!r} is no video in {path.parent}")
+        elif not (path.parent / q["video_name"]).is_file():
             bad = ("video_name", f"no such video {q.get('video_name')!r}")
         if bad is not None:
             problems.append(f"{where}: {bad[0]}: {bad[1]}")
@@ -264,6 +387,8 @@ def _lmms_doc_problem(doc: dict[str, Any], videos: Path | None) -> tuple[str, st
         return "task", f"{doc['task']!r} is not one of {list(TASKS)}"
     if set(doc["variation"]) != set(VARIATION_KEYS):
         return "variation", f"expected exactly the keys {list(VARIATION_KEYS)}"
+    if videos is not None and not inside(videos / doc["video"], [videos]):
+        return "video", f"{doc['video']!r} leaves the dataset folder {videos}"
     if videos is not None and not (videos / doc["video"]).is_file():
         return "video", f"no such file {videos / doc['video']}"
     return None
@@ -334,11 +459,11 @@ def _kind_of_folder(folder: Path) -> Callable[[Path], list[FileCheck]] | None:
 EXPORTS = ("tomato", "videott", "vinoground", "hf", "lmms_eval")
 
 
-def _check_file(path: Path, plugins: Sequence[str]) -> list[FileCheck]:
+def _check_file(path: Path, plugins: Sequence[str], under: Sequence[Path]) -> list[FileCheck]:
     if path.name == "test.jsonl" and (path.parent / f"{LMMS_TASK}.yaml").is_file():
         return check_lmms_eval(path.parent)
     if path.suffix == ".jsonl":
-        return [check_manifest(path, plugins)]
+        return [check_manifest(path, plugins, under)]
     if path.name == VIDEOTT_FILE:
         return [check_videott(path)]
     if path.name == "vinoground.csv" or path.name.startswith("vinoground_"):
@@ -355,16 +480,22 @@ def _check_file(path: Path, plugins: Sequence[str]) -> list[FileCheck]:
     )
 
 
-def validate_path(path: str | os.PathLike[str], plugins: Sequence[str] = ()) -> list[FileCheck]:
+def validate_path(
+    path: str | os.PathLike[str],
+    plugins: Sequence[str] = (),
+    videos_under: Sequence[str | os.PathLike[str]] = (),
+) -> list[FileCheck]:
     """Check a manifest, an export file or folder, or a dataset folder (its manifest and every
-    export in it); one :class:`FileCheck` per file checked."""
+    export in it); one :class:`FileCheck` per file checked. A manifest's videos must lie in
+    its folder, or under one of ``videos_under``."""
     p = Path(path)
+    under = tuple(Path(u) for u in videos_under)
     if p.is_file():
-        return _check_file(p, plugins)
+        return _check_file(p, plugins, under)
     if not p.is_dir():
         raise InputFileError(f"{p}: no such file or folder")
     if (p / "manifest.jsonl").is_file():
-        checks = [check_manifest(p / "manifest.jsonl", plugins)]
+        checks = [check_manifest(p / "manifest.jsonl", plugins, under)]
         for name in EXPORTS:
             checker = _kind_of_folder(p / name) if (p / name).is_dir() else None
             if checker is not None:

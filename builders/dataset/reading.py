@@ -1,9 +1,11 @@
 """Open a manifest for a command that reads it: its rows with their line numbers, the motion
-plugins it was built with imported again, and the motion pattern of every row that needs one.
+plugins it was built with checked against those the user allowed, and the motion pattern of
+every row that needs one.
 
-A dataset built with a plugin motion names the plugin in each row (``plugins``), so
-``tempogen audit verify``, ``tempogen edit`` and ``tempogen validate`` find its patterns in a
-fresh process; ``--plugins`` adds modules by hand. Problems are errors naming ``file:line``.
+A dataset built with a plugin motion names the plugin in each row (``plugins``); a manifest is
+data, so ``tempogen audit verify``, ``tempogen edit`` and ``tempogen validate`` import those
+modules only when the user names them with ``--plugins`` too (:mod:`tempogen.plugins`), and
+otherwise stop naming the line. Problems are errors naming ``file:line``.
 """
 
 from __future__ import annotations
@@ -67,7 +69,8 @@ def row_motion(row: dict[str, Any], where: str) -> Motion:
 def open_manifest(
     path: str | os.PathLike[str], plugins: Sequence[str] = (), *, validate: bool = False
 ) -> OpenManifest:
-    """Read a manifest, import its plugins (and ``plugins``), and resolve every row's pattern.
+    """Read a manifest, import ``plugins`` (``--plugins``), refuse a row naming a plugin the
+    user did not allow, and resolve every row's pattern.
 
     With ``validate`` every manifest row (see :func:`~tempogen.manifest.is_manifest_row`) must
     pass the schema; a user's clip records with declared facts are taken as they are.

@@ -1,5 +1,6 @@
 """A dataset built with a motion plugin records it in its manifest, and every command that reads
-the manifest imports it again in a fresh process; without it the error names the line."""
+the manifest imports it again in a fresh process once the user names it with ``--plugins`` (a
+manifest alone runs no code); without it the error names the line."""
 
 from __future__ import annotations
 
@@ -90,11 +91,14 @@ def test_every_row_records_the_plugin(built) -> None:
 @pytest.mark.slow
 def test_verify_edit_and_validate_load_the_plugin(built) -> None:
     manifest = built / "ds" / "manifest.jsonl"
-    res = tempogen(built, "audit", "verify", "--manifest", manifest, "-q")
+    allow = ("--plugins", "hop_rows_plugin")
+    res = tempogen(built, "audit", "verify", "--manifest", manifest, "-q", *allow)
     assert res.returncode == 0, res.stdout + res.stderr
     assert res.stdout.strip().splitlines()[-1] == "verified 3/3 (100.0%)"
 
-    res = tempogen(built, "edit", "--manifest", manifest, "--pipeline", "p.yaml", "--out", "ed")
+    res = tempogen(
+        built, "edit", "--manifest", manifest, "--pipeline", "p.yaml", "--out", "ed", *allow
+    )
     assert res.returncode == 0, res.stderr
     sources = {r["id"]: r for r in rows_of(manifest)}
     edited = rows_of(built / "ed" / "manifest.jsonl")
@@ -104,7 +108,7 @@ def test_verify_edit_and_validate_load_the_plugin(built) -> None:
         assert r["plugins"] == ["hop_rows_plugin"]
         assert r["answer_key"] == flip[sources[r["source"]]["answer_key"]]
 
-    res = tempogen(built, "validate", built / "ds")
+    res = tempogen(built, "validate", built / "ds", *allow)
     assert res.returncode == 0, res.stderr
     assert f"{manifest}: valid manifest, 3 rows" in res.stdout.splitlines()
 
@@ -123,8 +127,9 @@ def test_a_missing_plugin_is_a_clear_error(built, tmp_path) -> None:
     (work / "p.yaml").write_text("rev: [reverse]\n", encoding="utf-8")
     manifest = work / "ds" / "manifest.jsonl"
     want = (
-        f"tempogen: error: {manifest}:1: plugins[0]: cannot import 'hop_rows_plugin': "
-        "No module named 'hop_rows_plugin'"
+        f"tempogen: error: {manifest}:1: plugins: ['hop_rows_plugin'] would run code named by "
+        "the manifest; tempogen imports a plugin only if you name it: allow them with "
+        "--plugins hop_rows_plugin"
     )
 
     line = _one_error(tempogen(work, "audit", "verify", "--manifest", manifest, "-q"))
@@ -139,6 +144,14 @@ def test_a_missing_plugin_is_a_clear_error(built, tmp_path) -> None:
     assert res.returncode == 2
     assert want.removeprefix("tempogen: error: ") in res.stderr
     assert re.search(r"valid TOMATO data, 3 questions", res.stdout)  # the exports still pass
+
+    line = _one_error(
+        tempogen(work, "audit", "verify", "--manifest", manifest, "--plugins", "hop_rows_plugin")
+    )
+    assert line.startswith(
+        "tempogen: error: --plugins: plugins[0]: cannot import 'hop_rows_plugin': "
+        "No module named 'hop_rows_plugin'"
+    ), line
 
 
 @pytest.mark.slow
@@ -179,4 +192,6 @@ def test_unknown_generator_and_the_plugins_flag(built, tmp_path) -> None:
     assert res.returncode == 0, res.stderr
     res = tempogen(work, "validate", stripped, "--plugins", "nope_plugin")
     assert res.returncode == 2
-    assert res.stderr.startswith("--plugins: plugins[0]: cannot import 'nope_plugin'"), res.stderr
+    assert res.stderr.startswith(
+        "tempogen: error: --plugins: plugins[0]: cannot import 'nope_plugin'"
+    ), res.stderr

@@ -124,6 +124,31 @@ def _rewrite_parquet(path: Path, record: int, column: str, value: object) -> Non
     pq.write_table(table.from_pylist(rows, schema=table.schema), path)
 
 
+def _csv_cell(path: Path, line: int, column: int) -> str:
+    with open(path, encoding="utf-8", newline="") as f:
+        return list(csv.reader(f))[line - 1][column]
+
+
+def _vino_absolute(ds: Path) -> None:
+    """The pair's own video, copied outside the export and named by its absolute path."""
+    csv_path = ds / "vinoground/vinoground.csv"
+    outside = ds.parent / "outside_pos.mp4"
+    shutil.copy(ds / "vinoground" / "videos" / f"{_csv_cell(csv_path, 2, 3)}.mp4", outside)
+    _rewrite_csv_cell(csv_path, 2, 3, str(outside)[: -len(".mp4")])
+
+
+def _lmms_absolute(ds: Path) -> None:
+    """A document's own video, copied outside the dataset and named by its absolute path."""
+    path = ds / "lmms_eval/tempogen_tomato/test.jsonl"
+    outside = ds.parent / "outside_doc.mp4"
+
+    def change(r: dict) -> None:
+        shutil.copy(ds / r["video"], outside)
+        r["video"] = str(outside)
+
+    _rewrite_jsonl(path, 4, change)
+
+
 CORRUPTIONS = {
     "manifest answer_text": (
         lambda ds: _rewrite_jsonl(
@@ -146,6 +171,20 @@ CORRUPTIONS = {
             ds / "manifest.jsonl", 1, lambda r: r.__setitem__("video", "videos/gone.mp4")
         ),
         "manifest.jsonl:1: video: no such file",
+    ),
+    "manifest video outside": (
+        lambda ds: _rewrite_jsonl(
+            ds / "manifest.jsonl", 2, lambda r: r.__setitem__("video", "../" * 40 + "etc/hosts")
+        ),
+        "manifest.jsonl:2: video: '" + "../" * 40 + "etc/hosts' leaves the dataset folder",
+    ),
+    "vinoground video outside": (
+        _vino_absolute,
+        "vinoground/vinoground.csv:2: pos_vid: ",
+    ),
+    "lmms video outside": (
+        _lmms_absolute,
+        "lmms_eval/tempogen_tomato/test.jsonl:4: video: ",
     ),
     "tomato options": (
         lambda ds: _rewrite_json(

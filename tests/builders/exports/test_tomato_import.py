@@ -59,7 +59,10 @@ def test_every_answer_worded_as_a_fact_reads_back(tomato, tmp_path, capsys) -> N
         else:
             assert g["answer_key"] == r["answer_key"], (r["id"], r["answer_text"])
             assert g["option_keys"] == r["option_keys"]
-    assert main(["validate", str(out)]) == 0
+    # the videos stay in TOMATO's folder, outside the manifest's: allowed by name only
+    assert main(["validate", str(out)]) == 2
+    assert "leaves the dataset folder" in capsys.readouterr().err
+    assert main(["validate", str(out), "--videos-under", str(folder)]) == 0
 
 
 @pytest.mark.parametrize(
