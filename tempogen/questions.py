@@ -171,6 +171,24 @@ WORD_RULES: dict[str, Rule] = {
 }
 
 
+def time_words(template: str) -> list[str]:
+    """The time and side words of a question template's own text (``{slots}`` left out)."""
+    return [m.group(0) for m in TIME_WORDS.finditer(re.sub(r"\{[^{}]*\}", " ", template))]
+
+
+def check_declared_wording(question: str, fact: str) -> None:
+    """Raise :class:`WordingError` when an edited clip that has declared facts but no states
+    keeps a ``question`` with a time or side word its ``fact``'s answer does not read: nothing
+    can show the word still holds (a user's "... before it stops?" played backwards)."""
+    owned = FACT_WORDS.get(fact, (None, None))[0]
+    for word in time_words(question):
+        if owned is None or not owned.match(word):
+            raise WordingError(
+                f"question {question!r}: {word!r} depends on time or on the picture's "
+                f"orientation, and a clip without per-frame states cannot show it still holds"
+            )
+
+
 def check_wording(template: str, labels: Labels) -> None:
     """Raise :class:`WordingError` unless every time or side word of a question ``template``
     holds in ``labels`` (an edited clip's states).
@@ -181,11 +199,9 @@ def check_wording(template: str, labels: Labels) -> None:
     given what the fact takes for granted (every start shown); other words need a rule in
     :data:`WORD_RULES`; a word with neither cannot be shown to survive the edit and refuses.
     """
-    fixed = re.sub(r"\{[^{}]*\}", " ", template)
     fact = labels.query.fact
     owned, presumed = FACT_WORDS.get(fact, (None, None))
-    for m in TIME_WORDS.finditer(fixed):
-        word = m.group(0)
+    for word in time_words(template):
         if owned is not None and presumed is not None and owned.match(word):
             why = presumed(labels)
         elif word.lower() in WORD_RULES:

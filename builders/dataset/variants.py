@@ -33,6 +33,7 @@ from tempogen.questions import (
     VARIATION_KEYS,
     WordingError,
     answer_key,
+    check_declared_wording,
     choose_options,
     option_text,
 )
@@ -145,6 +146,7 @@ def _question_fields(
     fact = row.get("fact") or (next(iter(clip.facts)) if len(clip.facts) == 1 else None)
     if fact is None or fact not in clip.facts or "question" not in row:
         return {}
+    check_declared_wording(row["question"], fact)
     key = answer_key(fact, clip.facts[fact])
     dummy = Labels(clip.size[0], clip.size[1], clip.fps, (), Query(fact, ()), {})
     keys = choose_options(fact, key, dummy, rng)

@@ -470,3 +470,35 @@ def test_tempogen_edit_refuses_a_reversed_before_it_stops(tmp_path, plugin) -> N
     assert [r["id"].split("~")[1] for r in rows] == ["slow"]
     assert rows[0]["question"].endswith("before it stops?")
     assert "before it stops' no longer holds" in res.stdout + res.stderr
+
+
+@pytest.mark.slow
+def test_tempogen_edit_refuses_time_words_a_declared_clip_cannot_check(tmp_path) -> None:
+    """A user's clip without per-frame states keeps its own question: one asking "... before
+    it stops?" is refused when reversed (nothing can show it still holds), a plain one is
+    edited."""
+    from tempogen.video import write_video
+
+    src = tmp_path / "in"
+    src.mkdir()
+    frames = np.zeros((12, 48, 64, 3), np.uint8)
+    for t in range(12):
+        frames[t, 20:28, 8 + 3 * min(t, 8) : 16 + 3 * min(t, 8)] = 255  # right, then still
+    write_video(src / "clip.mp4", frames, 4.0)
+    base = {"video": "clip.mp4", "task": "direction", "fact": "direction"}
+    rows = [
+        {**base, "id": "u1", "question": "Which way does the square move before it stops?",
+         "labels": {"direction": ["right"]}},
+        {**base, "id": "u2", "question": "Which way does the square move?",
+         "labels": {"direction": ["right"]}},
+    ]  # fmt: skip
+    (src / "m.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    (src / "p.yaml").write_text("{rev: [reverse]}\n", encoding="utf-8")
+    res = _tempogen(
+        "edit", "--manifest", src / "m.jsonl", "--pipeline", src / "p.yaml", "--out",
+        tmp_path / "ed", "-q", env_path=tmp_path,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    out = [json.loads(x) for x in (tmp_path / "ed" / "manifest.jsonl").read_text().splitlines()]
+    assert [(r["id"], r["answer_key"]) for r in out] == [("u2~rev", "left")]
+    assert "'before it stops' depends on time" in res.stdout + res.stderr
