@@ -18,7 +18,8 @@ from tempogen.generators.patterns.human_props import holder
 from tempogen.labels import Labels
 from tempogen.questions import STILL_PX, WordingError
 
-STAND = (120, 106, 94)  # muted wood: no hue mask (glove or ball) takes it
+STAND = (120, 106, 94)
+PAUSE = 4  # still steps inside one movement: slow motion down to a quarter repeats frames  # muted wood: no hue mask (glove or ball) takes it
 UP = np.array([0.0, 1.0, 0.0])
 
 
@@ -107,12 +108,15 @@ def put_or_picked(labels: Labels, names: tuple[str, ...]) -> str:
     for name in names:
         t = labels.track(name)
         step = np.hypot(np.diff(t.x), np.diff(t.y))
-        moving = step > STILL_PX
-        if not moving.any():
+        moving = np.flatnonzero(step > STILL_PX)
+        if not len(moving):
             continue
-        start = int(np.argmax(moving))
-        rest = np.flatnonzero(~moving[start:])
-        run = step[start : start + int(rest[0]) if len(rest) else len(step)]
+        # a movement: moving steps with pauses of at most PAUSE steps between them (slow
+        # motion repeats frames); the first that covers a pixel (a settling ball may creep a
+        # hair after it lands)
+        cuts = np.flatnonzero(np.diff(moving) > PAUSE + 1)
+        runs = [step[r[0] : r[-1] + 1] for r in np.split(moving, cuts + 1)]
+        run = next((r for r in runs if r.sum() >= 1.0), runs[0])
         half = len(run) // 2
         early, late = float(run[:half].sum()), float(run[len(run) - half :].sum())
         if half == 0 or max(early, late) < 1.5 * min(early, late):

@@ -386,6 +386,36 @@ def test_a_mirror_renames_the_people_by_side() -> None:
         reworded(VARIANTS["rotate0"].apply(source), motion)
 
 
+@pytest.mark.parametrize("key", ["obj1", "obj2", "same"])
+def test_put_down_reads_put_or_picked_whatever_the_picture(key: str) -> None:
+    """Over several clips: played forward, upside down or joined to its reverse the balls
+    are put down; backwards (also upside down, or under a falling rate) they are picked up.
+    The verb is read from how each ball moves, never from which way is up on screen."""
+    from tempogen.generators.patterns.human_putdown import put_or_picked
+
+    want = {
+        "unedited": "put down",
+        "mirror1": "put down",
+        "rotate1": "put down",
+        "default:then_reversed": "put down",
+        "reverse0": "picked up",
+        "default:reverse_mirror": "picked up",
+        "default:reverse_mirror_zoom": "picked up",
+    }
+    ramp = Variant("ramp", tuple(parse_pipeline([{"speed_ramp": [1.6, 0.6]}, "reverse"], "r")))
+    for seed in range(4):
+        labels = make_labels(
+            MOTIONS["put_down"], key, np.random.default_rng(seed), width=W, height=H, fps=FPS,
+            num_frames=N + 15 * seed, style=Style(),
+        )  # fmt: skip
+        clip = Clip.from_array(
+            np.zeros((1, H, W, 3), np.uint8).repeat(labels.num_frames, 0), FPS, labels
+        )
+        got = {v: put_or_picked(VARIANTS[v].apply(clip).labels, ("obj1", "obj2")) for v in want}
+        assert got == want, (seed, got)
+        assert put_or_picked(ramp.apply(clip).labels, ("obj1", "obj2")) == "picked up"
+
+
 # -- the check itself, fed wrong words ---------------------------------------------------------
 def _zigzag_labels(plugin_motion: Motion) -> Labels:
     return make_labels(
