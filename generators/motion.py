@@ -371,7 +371,7 @@ def side_nouns(labels: Labels) -> Labels:
         np.all(xs[b] > xs[a]) and np.mean(np.abs(xs[b] - xs[a])) > np.mean(np.abs(ys[b] - ys[a]))
         for a, b in zip(order[:-1], order[1:])
     )
-    if not apart or words is None:
+    if not apart:
         raise WordingError(
             f"{', '.join(repr(nouns[n]) for n in sided)}: these objects are not side by side "
             "in every frame of the edited clip, so no noun can name them by their side"
