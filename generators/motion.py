@@ -9,8 +9,9 @@ rendering) is shared. See the README for a worked example.
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar, Protocol
 
 import numpy as np
@@ -19,7 +20,7 @@ from tempogen import observe
 from tempogen.errors import GenerationError
 from tempogen.facts import FACTS, answer_of
 from tempogen.labels import Labels, Query, Track
-from tempogen.questions import TASKS, answer_key
+from tempogen.questions import TASKS, WordingError, answer_key, check_wording
 
 SAMPLES = 16  # frames TOMATO's evaluator samples uniformly; every question is certified at it
 MAX_TURN_PER_SAMPLE = 90.0  # degrees between two sampled frames: no wagon-wheel aliasing
@@ -309,15 +310,34 @@ class Motion:
         """
         return None
 
+    def wording(self, labels: Labels) -> dict[str, str]:
+        """Words of the question read from the clip's states: its ``{slots}`` other than the
+        nouns (``subject``, ``person``, ``o1``...). A word an edit can make false (a ball
+        "put down" that reversal shows "picked up") goes here, so the question is computed
+        from the labels like the answer; raise :class:`WordingError` when the states support
+        no wording. Default: no slots."""
+        return {}
+
     def question_text(self, labels: Labels) -> str:
-        """The question with object nouns filled in from the labels."""
+        """The question with object nouns and :meth:`wording` filled in from the labels."""
         nouns = labels.meta.get("nouns", {})
         names = {f"o{i}": nouns.get(o, o) for i, o in enumerate(labels.query.objects)}
         return self.question.format(
             subject=nouns.get(labels.query.objects[0], "the object"),
             person=labels.meta.get("person", "the person"),  # a scene's people named apart
             **names,
+            **self.wording(labels),
         )
+
+    def reword(self, labels: Labels) -> Labels:
+        """An edited clip's labels with the words of its row made true of its states, or
+        :class:`WordingError`: nouns naming a side on screen are read again
+        (:func:`side_nouns`), the question's own time words checked
+        (:func:`~tempogen.questions.check_wording`) and its :meth:`wording` derived."""
+        labels = side_nouns(labels)
+        check_wording(self.question, labels)
+        self.question_text(labels)
+        return labels
 
     def keys(self) -> list[str]:
         return [answer_key(self.fact, a) for a in self.answers]
@@ -327,6 +347,42 @@ class Motion:
             if answer_key(self.fact, a) == key:
                 return a
         raise KeyError(f"motion {self.name!r} cannot produce answer {key!r}; it can: {self.keys()}")
+
+
+# A noun that names an object by its side on screen: "the person on the left (in blue)",
+# "the left shape". A flip or a turn of the picture moves the side, so it is read again.
+SIDE_NOUN = re.compile(r"\b(?:on the (left|right)\b|the (left|middle|right) (?=\w))")
+SIDE_WORDS = {2: ("left", "right"), 3: ("left", "middle", "right")}
+
+
+def side_nouns(labels: Labels) -> Labels:
+    """The labels with every noun that names a side on screen naming its object's side in
+    these states; :class:`WordingError` when those objects are not side by side throughout
+    (a picture turned a quarter puts one above the other)."""
+    nouns = dict(labels.meta.get("nouns", {}))
+    sided = [n for n, noun in nouns.items() if SIDE_NOUN.search(noun)]
+    if not sided:
+        return labels
+    words = SIDE_WORDS.get(len(sided))
+    xs = {n: np.asarray(labels.track(n).x, float) for n in sided}
+    ys = {n: np.asarray(labels.track(n).y, float) for n in sided}
+    order = sorted(sided, key=lambda n: float(xs[n].mean()))
+    apart = words is not None and all(
+        np.all(xs[b] > xs[a]) and np.mean(np.abs(xs[b] - xs[a])) > np.mean(np.abs(ys[b] - ys[a]))
+        for a, b in zip(order[:-1], order[1:])
+    )
+    if not apart:
+        raise WordingError(
+            f"{', '.join(repr(nouns[n]) for n in sided)}: these objects are not side by side "
+            "in every frame of the edited clip, so no noun can name them by their side"
+        )
+    for name, word in zip(order, words):
+        nouns[name] = SIDE_NOUN.sub(
+            lambda m, w=word: f"on the {w}" if m.group(1) else f"the {w} ", nouns[name]
+        )
+    if nouns == labels.meta.get("nouns"):
+        return labels
+    return replace(labels, meta={**labels.meta, "nouns": nouns})
 
 
 MOTIONS: dict[str, Motion] = {}

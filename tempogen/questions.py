@@ -4,15 +4,24 @@ A fact value (``("left", "up")``, ``"accelerating"``, ``3``...) maps to an answe
 (``"left-up"``, ``"accelerating"``, ``"3"``); a key maps to option text. The wording and the
 option drawing of each fact live in its :class:`~tempogen.facts.Fact`; these functions look the
 fact up by name, so callers that hold only a name keep one short call.
+
+An edit re-derives the answer from the moved states, but a question's own words may say when
+or where things happen ("... before it stops?", "put down", "on the left"), and an edit
+(reversal, a ramp, a cut, a join, a flip) can make them false. :func:`check_wording` is the one
+check of those words: each time or side word of a question template is read by the answer's
+fact, or checked against the edited states by a rule here, or refused.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
+from tempogen import observe
+from tempogen.errors import EditError
 from tempogen.facts import (  # noqa: F401  (re-exported wording tables)
     COUNT_RANGE,
     DIRECTION_WORD,
@@ -62,3 +71,146 @@ def num_options(
 ) -> int:
     """How many options a question about this fact shows (from a pattern's ``answers``)."""
     return get_fact(fact).num_options(objects, answers)
+
+
+# -- question words an edit can make false --------------------------------------------------
+class WordingError(EditError):
+    """An edited clip's question (or a noun it uses) would say something its states do not
+    show: a time or side word the edit made false, or one no rule can check."""
+
+
+# Words whose truth depends on when things happen, which way time runs, or which way the
+# picture faces. Phrases first, so "lights up" is one phrase, not "up".
+TIME_WORDS = re.compile(
+    r"\b(?:right after|before it stops|after it starts|starts? (?:moving|turning|rolling)"
+    r"|puts? down|picks? up|picked up|turns? on|turns? off|lights? up|speeds? up"
+    r"|slows? down|counter-clockwise|anticlockwise|clockwise|towards|away"
+    r"|starts?|started|starting|stops?|stopped|begins?|began|ends|ended|finish(?:es|ed)?"
+    r"|first|last|then|next|before|after|until|while|again|earlier|later|finally|sooner"
+    r"|faster|slower|leftwards|rightwards|upwards|downwards|left|right|up|down)\b",
+    re.IGNORECASE,
+)
+STILL_PX = 0.05  # px (and degrees) a state may change between frames and still be at rest
+
+
+def _moving(labels: Labels, name: str) -> np.ndarray:
+    """Per step between consecutive frames, whether the track moves or turns."""
+    t = labels.track(name)
+    step = np.hypot(np.diff(t.x), np.diff(t.y))
+    return (step > STILL_PX) | (np.abs(np.diff(t.angle)) > STILL_PX)
+
+
+def _asked(labels: Labels) -> list[str]:
+    """The objects a question reads, less anchors (floors, lines)."""
+    return [o for o in labels.query.objects if labels.track(o).role != "anchor"]
+
+
+def _samples(labels: Labels) -> np.ndarray:
+    """The frames TOMATO's evaluator samples (16, uniformly)."""
+    return observe.uniform_indices(labels.num_frames, 16)
+
+
+def starts_inside(labels: Labels) -> str | None:
+    """What "which ... starts (turns on) first" takes for granted: every object's action the
+    clip shows starts inside it, so no object is already moving (or lit) in the first frame."""
+    for name in _asked(labels):
+        t = labels.track(name)
+        if labels.query.kind == "lit":
+            if bool(t.lit[0] and t.visible[0]):
+                return f"{name} is already lit in the first frame, so its start is not shown"
+        elif labels.num_frames > 1 and bool(_moving(labels, name)[0]):
+            return f"{name} is already moving in the first frame, so its start is not shown"
+    return None
+
+
+def subject_stops(labels: Labels) -> str | None:
+    """Whether "... before it stops" holds: the subject moves, then is still over the last
+    sampled interval (a viewer of 16 frames sees it stop); None when it holds, else why not."""
+    moving = _moving(labels, labels.query.objects[0])
+    if not moving.any():
+        return "the subject never moves"
+    if moving[int(_samples(labels)[-2]) :].any():
+        return "the subject is still moving at the end, so it never stops"
+    return None
+
+
+def subject_starts(labels: Labels) -> str | None:
+    """Whether "... after it starts" holds: the subject is still over the first sampled
+    interval, then moves; None when it holds, else why not."""
+    moving = _moving(labels, labels.query.objects[0])
+    if not moving.any():
+        return "the subject never moves"
+    if moving[: int(_samples(labels)[1])].any():
+        return "the subject is moving from the first frame, so it never starts"
+    return None
+
+
+def _holds(labels: Labels) -> str | None:
+    """Nothing taken for granted beyond a determined answer."""
+    return None
+
+
+Rule = Callable[[Labels], str | None]
+# Words a fact's answer reads from the states (re-derived after every edit), each with what
+# the question then takes for granted of the states.
+FACT_WORDS: dict[str, tuple[re.Pattern[str], Rule]] = {
+    "order": (
+        re.compile(
+            r"^(?:first|starts? (?:moving|turning|rolling)|starts?|turns? on|lights? up)$", re.I
+        ),
+        starts_inside,
+    ),
+    "next": (re.compile(r"^right after$", re.I), _holds),
+    "faster": (re.compile(r"^faster$", re.I), _holds),
+    "approach": (re.compile(r"^(?:towards|away)$", re.I), _holds),
+}
+# Words any question may use, each checked against the states.
+WORD_RULES: dict[str, Rule] = {
+    "before it stops": subject_stops,
+    "after it starts": subject_starts,
+}
+
+
+def time_words(template: str) -> list[str]:
+    """The time and side words of a question template's own text (``{slots}`` left out)."""
+    return [m.group(0) for m in TIME_WORDS.finditer(re.sub(r"\{[^{}]*\}", " ", template))]
+
+
+def check_declared_wording(question: str, fact: str) -> None:
+    """Raise :class:`WordingError` when an edited clip that has declared facts but no states
+    keeps a ``question`` with a time or side word its ``fact``'s answer does not read: nothing
+    can show the word still holds (a user's "... before it stops?" played backwards)."""
+    owned = FACT_WORDS.get(fact, (None, None))[0]
+    for word in time_words(question):
+        if owned is None or not owned.match(word):
+            raise WordingError(
+                f"question {question!r}: {word!r} depends on time or on the picture's "
+                f"orientation, and a clip without per-frame states cannot show it still holds"
+            )
+
+
+def check_wording(template: str, labels: Labels) -> None:
+    """Raise :class:`WordingError` unless every time or side word of a question ``template``
+    holds in ``labels`` (an edited clip's states).
+
+    Only the template's own words are read: ``{slots}`` (nouns, and the words a pattern
+    derives from the states, see ``Motion.wording``) are filled from the same labels. A word
+    the query's fact reads (``first`` of ``order``) holds whenever the answer is determined,
+    given what the fact takes for granted (every start shown); other words need a rule in
+    :data:`WORD_RULES`; a word with neither cannot be shown to survive the edit and refuses.
+    """
+    fact = labels.query.fact
+    owned, presumed = FACT_WORDS.get(fact, (None, None))
+    for word in time_words(template):
+        if owned is not None and presumed is not None and owned.match(word):
+            why = presumed(labels)
+        elif word.lower() in WORD_RULES:
+            why = WORD_RULES[word.lower()](labels)
+        else:
+            raise WordingError(
+                f"question {template!r}: {word!r} depends on time or on the picture's "
+                f"orientation, and no rule reads it from the edited states (the {fact!r} "
+                "answer does not; a pattern derives such words in Motion.wording)"
+            )
+        if why is not None:
+            raise WordingError(f"question {template!r}: {word!r} no longer holds: {why}")

@@ -29,7 +29,14 @@ from tempogen.generators.motion import SAMPLES, Motion, certify
 from tempogen.io import content_hash, write_jsonl
 from tempogen.labels import Labels, Query
 from tempogen.manifest import Row, is_manifest_row, validate_row, write_manifest
-from tempogen.questions import VARIATION_KEYS, answer_key, choose_options, option_text
+from tempogen.questions import (
+    VARIATION_KEYS,
+    WordingError,
+    answer_key,
+    check_declared_wording,
+    choose_options,
+    option_text,
+)
 from tempogen.resume import commit, discard_on_error, lookup, staging
 from tempogen.video import sha256_file
 
@@ -105,6 +112,17 @@ def load_clip(row: dict[str, Any], manifest_dir: Path) -> Clip:
     return Clip.from_video(video, facts=normalise_facts(labels, where))
 
 
+def reworded(clip: Clip, motion: Motion | None) -> Clip:
+    """An edited clip whose row's words (its question's time words, nouns that name a side)
+    are made true of its states by its pattern (:meth:`Motion.reword`), or refused."""
+    if clip.labels is None or motion is None:
+        return clip
+    try:
+        return clip.evolve(labels=motion.reword(clip.labels))
+    except WordingError as exc:
+        raise VariantRejected(f"{motion.name}: {exc}") from exc
+
+
 def _question_fields(
     row: dict[str, Any], clip: Clip, rng: np.random.Generator, motion: Motion | None
 ) -> dict[str, Any]:
@@ -128,6 +146,7 @@ def _question_fields(
     fact = row.get("fact") or (next(iter(clip.facts)) if len(clip.facts) == 1 else None)
     if fact is None or fact not in clip.facts or "question" not in row:
         return {}
+    check_declared_wording(row["question"], fact)
     key = answer_key(fact, clip.facts[fact])
     dummy = Labels(clip.size[0], clip.size[1], clip.fps, (), Query(fact, ()), {})
     keys = choose_options(fact, key, dummy, rng)
@@ -196,7 +215,7 @@ def edit_row(
             f"{where}: its answer {row.get('answer_text', '')!r} is not a fact tempogen reads "
             "(free words), so no edit can be shown to keep it right"
         )
-    clip = variant.apply(loaded)
+    clip = reworded(variant.apply(loaded), motion)
     if notes is not None:
         notes.extend(edit_notes(clip))
     cert = None

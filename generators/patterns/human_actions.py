@@ -34,9 +34,9 @@ class ActionOrder(HumanMotion):
     question = "What does {person} do right after {anchor}?"
     objects = ("left_hand", "right_hand", "crown", "shoulder1", "shoulder2")
 
-    def question_text(self, labels: Labels) -> str:
-        anchor = gesture_words(NEXT_ANCHOR[labels.query.kind], labels)
-        return self.question.format(person=labels.meta.get("person", "the person"), anchor=anchor)
+    def wording(self, labels: Labels) -> dict[str, str]:
+        """The gesture the question names (the query's anchor), its hands by their gloves."""
+        return {"anchor": gesture_words(NEXT_ANCHOR[labels.query.kind], labels)}
 
     def animate(self, scene: Scene, answer: str) -> None:
         rng = scene.rng

@@ -1,5 +1,6 @@
 """A simulated person holding a ball on each palm puts each down on a stand beside them,
-and the question asks which ball is put down first (fact ``order``)."""
+and the question asks which ball is put down first (fact ``order``); played backwards, the
+person picks them up, and the question says so (its verb is read from the states)."""
 
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from tempogen.generators.humans import (
 from tempogen.generators.kinematics import LIMBS, limb_reach
 from tempogen.generators.motion import Scene, register_motion
 from tempogen.generators.patterns.human_props import holder
+from tempogen.labels import Labels
+from tempogen.questions import STILL_PX, WordingError
 
-STAND = (120, 106, 94)  # muted wood: no hue mask (glove or ball) takes it
+STAND = (120, 106, 94)
+PAUSE = 4  # still steps inside one movement: slow motion down to a quarter repeats frames  # muted wood: no hue mask (glove or ball) takes it
 UP = np.array([0.0, 1.0, 0.0])
 
 
@@ -34,8 +38,14 @@ class PutDown(HumanMotion):
     task = "visual_cues"
     fact = "order"
     answers = ((("obj1",), ("obj2",)), (("obj2",), ("obj1",)), (("obj1", "obj2"),), ())
-    question = "Which of the two balls the person holds is put down first?"
+    question = "Which of the two balls the person holds is {moved} first?"
     objects = ("obj1", "obj2")
+
+    def wording(self, labels: Labels) -> dict[str, str]:
+        """``put down`` or, in a reversed clip, ``picked up`` (:func:`put_or_picked`); with no
+        movement nothing is put down or picked up, and the question keeps the generated
+        wording (its answer is "neither")."""
+        return {"moved": put_or_picked(labels, self.objects)}
 
     def animate(self, scene: Scene, answer: tuple) -> None:
         from tempogen.generators.patterns.visual_cues import end_samples, start_samples
@@ -86,3 +96,35 @@ class PutDown(HumanMotion):
             rig.track(name, centres[side], noun, paint, radius, shape="ball")
         scene.ask(names, kind="move")
         rig.finish()
+
+
+def put_or_picked(labels: Labels, names: tuple[str, ...]) -> str:
+    """``put down`` or ``picked up``, read from how each ball's first movement runs: set down,
+    it leaves the palm at once and settles gently on its stand (its speed falls to rest);
+    picked up (the clip played backwards), it starts gently and stops at once in the palm. A
+    flip or a turn of the picture leaves that alone; :class:`WordingError` when the balls
+    disagree or a movement shows neither."""
+    found = set()
+    for name in names:
+        t = labels.track(name)
+        step = np.hypot(np.diff(t.x), np.diff(t.y))
+        moving = np.flatnonzero(step > STILL_PX)
+        if not len(moving):
+            continue
+        # a movement: moving steps with pauses of at most PAUSE steps between them (slow
+        # motion repeats frames); the first that covers a pixel (a settling ball may creep a
+        # hair after it lands)
+        cuts = np.flatnonzero(np.diff(moving) > PAUSE + 1)
+        runs = [step[r[0] : r[-1] + 1] for r in np.split(moving, cuts + 1)]
+        run = next((r for r in runs if r.sum() >= 1.0), runs[0])
+        half = len(run) // 2
+        early, late = float(run[:half].sum()), float(run[len(run) - half :].sum())
+        if half == 0 or max(early, late) < 1.5 * min(early, late):
+            raise WordingError(
+                f"{name}: its first movement neither settles (put down) nor stops at once "
+                "(picked up)"
+            )
+        found.add("put down" if early > late else "picked up")
+    if len(found) > 1:
+        raise WordingError(f"{', '.join(names)}: one ball is put down while another is picked up")
+    return found.pop() if found else "put down"
