@@ -295,7 +295,9 @@ def offline_pairs(
     if n < 0:
         raise ConfigurationError(f"-n: the number of pairs must be >= 0, got {n}")
     if near_dup not in NEAR_DUP_MODES:
-        raise ConfigurationError(f"near_dup must be one of {', '.join(NEAR_DUP_MODES)}, got {near_dup!r}")
+        raise ConfigurationError(
+            f"near_dup must be one of {', '.join(NEAR_DUP_MODES)}, got {near_dup!r}"
+        )
     rng = random.Random(seed)
     buckets = _candidates()
     distinct = len({_event_key(p) for items in buckets.values() for p in items})

@@ -418,6 +418,8 @@ def _retrieve(args: argparse.Namespace) -> int:
     if not pairs:
         raise InputFileError(f"{args.pairs}: no caption pairs in this file")
     corpus = load_corpus(args.corpus)
+    if len(corpus) == 0:
+        raise InputFileError(f"corpus {corpus.source}: holds no captions")
     cache = Path(args.cache_dir) if args.cache_dir else Path(args.out).parent / ".emb_cache"
     out = retrieve(
         pairs,
