@@ -19,7 +19,6 @@ from tempogen.io import (
     content_hash,
     dumps,
     load_yaml,
-    read_json,
     read_jsonl,
     write_bytes,
     write_json,
@@ -239,6 +238,8 @@ def test_a_config_from_a_device_is_refused_after_the_size_cap(tmp_path):
 
 def test_a_json_key_given_twice_names_both_lines(tmp_path):
     """JSON keeps the last of two equal keys without a word; every reader refuses it."""
+    from tempogen.io import read_json
+
     rows = tmp_path / "m.jsonl"
     rows.write_text('{"id": "a", "task": "count"}\n{"id": "b", "task": "count", "id": "c"}\n')
     with pytest.raises(InputFileError, match=r"m\.jsonl:2: key 'id' appears twice .*same line"):
