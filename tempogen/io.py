@@ -135,7 +135,7 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
     return out
 
 
-def _duplicate_at(text: str, offset: int) -> tuple[str, int, int] | None:
+def _duplicate_at(text: str) -> tuple[str, int, int] | None:
     """The first key repeated within one object of a valid JSON ``text``: (key, offset of its
     first and of its second occurrence). A slow pure-Python pass, run only on the error path."""
     import json.scanner
@@ -170,7 +170,7 @@ def _duplicate_at(text: str, offset: int) -> tuple[str, int, int] | None:
     decoder.parse_object = parse_object  # type: ignore[method-assign]
     scan = json.scanner.py_make_scanner(decoder)
     try:
-        scan(text, ws(text, offset).end())
+        scan(text, ws(text, 0).end())
     except Found as found:
         return found.args  # type: ignore[return-value]
     except (RecursionError, ValueError, IndexError):
@@ -191,11 +191,12 @@ def parse_json(text: str, where: str | os.PathLike[str], first_line: int = 1) ->
     except RecursionError as exc:
         raise InputFileError(f"{where}:{first_line}: JSON nests too deeply") from exc
     except _DuplicateKey as exc:
-        found = _duplicate_at(text, 0)
-        key = exc.key.encode("utf-8", "backslashreplace").decode("utf-8")
+        found = _duplicate_at(text)  # the first in reading order, with its offsets
         if found is None:  # pragma: no cover - the slow pass finds what the fast one saw
+            key = exc.key.encode("utf-8", "backslashreplace").decode("utf-8")
             raise InputFileError(f"{where}:{first_line}: key {key!r} appears twice") from None
-        _, a, b = found
+        key, a, b = found
+        key = key.encode("utf-8", "backslashreplace").decode("utf-8")
         la, lb = (first_line + text.count("\n", 0, i) for i in (a, b))
         place = f"line {la}" if la != lb else "the same line"
         raise InputFileError(

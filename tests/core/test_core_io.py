@@ -248,6 +248,10 @@ def test_a_json_key_given_twice_names_both_lines(tmp_path):
     doc.write_text('{"0": {"answer": 1},\n "1": {"answer": 2,\n       "answer": 0}}\n')
     with pytest.raises(InputFileError, match=r"d\.json:3: key 'answer' appears twice .*line 2"):
         read_json(doc)
+    # the first repeat in reading order is named, with its own lines, however deep
+    doc.write_text('{"a": 1,\n "b": {"c": 1,\n       "c": 2},\n "a": 3}\n')
+    with pytest.raises(InputFileError, match=r"d\.json:3: key 'c' appears twice .*line 2"):
+        read_json(doc)
     # keys equal in different objects are no repeat
     doc.write_text('[{"a": 1}, {"a": 2, "b": {"a": 3}}]')
     assert read_json(doc) == [{"a": 1}, {"a": 2, "b": {"a": 3}}]

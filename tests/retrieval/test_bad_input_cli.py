@@ -152,3 +152,12 @@ def test_audit_captions_eval_a_missing_file_is_named(tmp_path):
     proc = _cli("audit", "captions-eval", "--labelled", str(tmp_path / "nope.jsonl"),
                 "--near-dup", "off")  # fmt: skip
     _refused(proc, "nope.jsonl", "No such file")
+
+
+def test_the_command_line_bounds_are_the_librarys():
+    """cli.py repeats two limits so `--help` stays instant; they must not drift apart."""
+    from tempogen import cli
+    from tempogen.retrieval.captions import MAX_PAIRS
+    from tempogen.retrieval.search import MAX_TOP_K
+
+    assert (cli.MAX_PAIRS, cli.MAX_TOP_K) == (MAX_PAIRS, MAX_TOP_K)
