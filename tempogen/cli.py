@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -64,7 +64,7 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def _within(kind: type, lo: float, hi: float) -> object:
+def _within(kind: type, lo: float, hi: float) -> Callable[[str], int | float]:
     """An argparse type: a ``kind`` number in ``lo..hi``, so a costly parameter (pair counts,
     top-k, attempts, timeouts) is refused up front rather than run without bound."""
 
@@ -233,13 +233,13 @@ def _audit_captions_eval(args: argparse.Namespace) -> int:
         load_labelled,
     )
 
+    rows = load_labelled(args.labelled or LABELLED_PAIRS)  # a bad file fails before the model
     encoder = cache = None
     if args.near_dup == "embedding":
         from tempogen.retrieval.embed import Encoder, default_cache_dir
 
         encoder = Encoder(args.model)
         cache = args.cache_dir or default_cache_dir() / "embeddings"
-    rows = load_labelled(args.labelled or LABELLED_PAIRS)
     ev = evaluate_audit(rows, near_dup=args.near_dup, encoder=encoder, cache_dir=cache)
     print(format_evaluation(ev), end="")
     return 0
