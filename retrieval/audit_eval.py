@@ -9,13 +9,14 @@ audited in order, as one file, so duplicates and near-duplicates refer to earlie
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import tempogen.assets
+from tempogen.errors import InputFileError
+from tempogen.io import read_jsonl_lines
 from tempogen.retrieval.audit import REASONS, Verdict, audit_pairs
 from tempogen.retrieval.near_duplicates import NearDupMode
 
@@ -41,25 +42,29 @@ class LabelledPair:
 
 
 def load_labelled(path: str | Path = LABELLED_PAIRS) -> list[LabelledPair]:
-    """Read a labelled JSONL file; a bad pair's rule must be an audit reason."""
+    """Read a labelled JSONL file (:func:`tempogen.io.read_jsonl_lines`); a bad pair's rule
+    must be an audit reason. Errors are :class:`InputFileError` naming ``file:line``."""
     rows = []
-    for n, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        r = json.loads(line)
+    for n, r in read_jsonl_lines(path):
+        where = f"{path}:{n}"
         missing = {"positive", "negative", "valid", "rule"} - set(r)
         if missing:
-            raise ValueError(f"{path}: line {n}: missing {', '.join(sorted(missing))}")
+            raise InputFileError(f"{where}: missing {', '.join(sorted(missing))}")
+        for key in ("positive", "negative", "rule"):
+            if not isinstance(r[key], str) or not r[key].strip():
+                raise InputFileError(f"{where}: {key!r} must be a non-empty string")
         if not isinstance(r["valid"], bool):
-            raise ValueError(f"{path}: line {n}: 'valid' must be true or false")
+            raise InputFileError(f"{where}: 'valid' must be true or false")
         if not r["valid"] and r["rule"] not in REASONS:
-            raise ValueError(
-                f"{path}: line {n}: rule {r['rule']!r} of a bad pair is not one of "
-                + ", ".join(REASONS)
+            raise InputFileError(
+                f"{where}: rule {r['rule']!r} of a bad pair is not one of " + ", ".join(REASONS)
             )
+        note = r.get("note", "")
         rows.append(
-            LabelledPair(r["positive"], r["negative"], r["valid"], r["rule"], r.get("note", ""))
+            LabelledPair(r["positive"], r["negative"], r["valid"], r["rule"], str(note or ""))
         )
+    if not rows:
+        raise InputFileError(f"{path}: no labelled pairs in this file")
     return rows
 
 

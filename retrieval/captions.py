@@ -8,8 +8,8 @@ of two events or states ("a man eats then watches tv" / "a man watches tv then e
 from __future__ import annotations
 
 import csv
+import io
 import itertools
-import json
 import os
 import random
 from collections.abc import Iterable, Sequence
@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from tempogen.errors import InputFileError
-from tempogen.io import OutputError, write_jsonl
+from tempogen.errors import ConfigurationError, InputFileError, MissingFileError
+from tempogen.io import read_jsonl_lines, read_text, write_jsonl
 
 if TYPE_CHECKING:
     from tempogen.retrieval.embed import Encoder
@@ -293,15 +293,17 @@ def offline_pairs(
     )
 
     if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
+        raise ConfigurationError(f"-n: the number of pairs must be >= 0, got {n}")
     if near_dup not in NEAR_DUP_MODES:
-        raise ValueError(f"near_dup must be one of {', '.join(NEAR_DUP_MODES)}, got {near_dup!r}")
+        raise ConfigurationError(
+            f"near_dup must be one of {', '.join(NEAR_DUP_MODES)}, got {near_dup!r}"
+        )
     rng = random.Random(seed)
     buckets = _candidates()
     distinct = len({_event_key(p) for items in buckets.values() for p in items})
     if n > distinct:
-        raise ValueError(
-            f"offline templates give only {distinct} distinct pairs, {n} asked for;"
+        raise ConfigurationError(
+            f"-n {n}: offline templates give only {distinct} distinct pairs, {n} asked for;"
             " use --source llm or a file for more"
         )
     queues = []
@@ -352,8 +354,8 @@ def offline_pairs(
             )
         )
     if len(chosen) < n:
-        raise ValueError(
-            f"offline templates give only {len(chosen)} distinct pairs (near_dup={near_dup!r}),"
+        raise ConfigurationError(
+            f"-n {n}: offline templates give only {len(chosen)} distinct pairs (near_dup={near_dup!r}),"
             f" {n} asked for; use --source llm or a file for more"
         )
     return chosen
@@ -371,27 +373,37 @@ def _file_format(path: Path) -> str:
         return "csv"
     if suffix in (".jsonl", ".ndjson", ".json"):
         return "jsonl"
-    with open(path, encoding="utf-8-sig") as f:
-        for line in f:
+    with open(path, "rb") as f:
+        for line in itertools.islice(f, 1000):
             if line.strip():
-                return "jsonl" if line.lstrip().startswith("{") else "csv"
+                return "jsonl" if line.lstrip(b"\xef\xbb\xbf \t").startswith(b"{") else "csv"
     return "jsonl"
+
+
+MAX_PAIRS = 10_000
+"""The most pairs one ``captions generate -n`` asks for (Vinoground has 500): more would be
+thousands of LLM requests, so it is refused up front."""
 
 
 def load_pairs(path: str | os.PathLike[str]) -> list[CaptionPair]:
     """Read a CSV (header with ``pos,neg``, optional ``major,minor``) or JSONL file of pairs.
 
-    Vinoground's own ``vinoground.csv`` columns ``pos_cal,neg_cal`` are accepted too.
-    Errors name the file and line.
+    Vinoground's own ``vinoground.csv`` columns ``pos_cal,neg_cal`` are accepted too. Both go
+    through the project's readers (:mod:`tempogen.io`): bytes that are not UTF-8, bad JSON, a
+    repeated key, a lone surrogate or a bad pair are an :class:`InputFileError` naming
+    ``file:line``.
     """
     path = Path(path)
-    if not path.is_file():
-        raise OutputError(f"{path}: no such file")
+    if not path.exists():
+        raise MissingFileError(f"{path}: no such file")
+    if path.is_dir():
+        raise InputFileError(f"{path}: is a folder, expected a CSV or JSONL file of pairs")
     source = f"file:{path.name}"
     pairs: list[CaptionPair] = []
     if _file_format(path) == "csv":
-        with open(path, encoding="utf-8-sig", newline="") as f:
-            reader = csv.reader(f)
+        text = read_text(path, "caption pairs")
+        reader = csv.reader(io.StringIO(text, newline=""))
+        try:
             header = next(reader, None)
             if header is None:
                 raise InputFileError(f"{path}:1: empty file, expected a header with pos,neg")
@@ -412,23 +424,14 @@ def load_pairs(path: str | os.PathLike[str]) -> list[CaptionPair]:
                 rec["source"] = source
                 rec["provenance"] = {"file": str(path), "line": line}
                 pairs.append(_located(path, line, rec))
+        except csv.Error as exc:
+            raise InputFileError(f"{path}:{reader.line_num}: not valid CSV: {exc}") from exc
     else:
-        with open(path, encoding="utf-8-sig") as f:
-            for line, text in enumerate(f, 1):
-                if not text.strip():
-                    continue
-                try:
-                    rec = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise InputFileError(f"{path}:{line}: not valid JSON: {exc.msg}") from exc
-                if not isinstance(rec, dict):
-                    raise InputFileError(
-                        f"{path}:{line}: expected a JSON object, got {type(rec).__name__}"
-                    )
-                rec.setdefault("source", source)
-                if not rec.get("provenance"):
-                    rec["provenance"] = {"file": str(path), "line": line}
-                pairs.append(_located(path, line, rec))
+        for line, rec in read_jsonl_lines(path):
+            rec.setdefault("source", source)
+            if not rec.get("provenance"):
+                rec["provenance"] = {"file": str(path), "line": line}
+            pairs.append(_located(path, line, rec))
     return pairs
 
 
@@ -446,7 +449,7 @@ def _cell(row: list[str], i: int) -> str:
 def _located(path: Path, line: int, rec: dict[str, Any]) -> CaptionPair:
     try:
         return CaptionPair.from_json(rec)
-    except ValueError as exc:
+    except (ValueError, TypeError, AttributeError) as exc:
         raise InputFileError(f"{path}:{line}: {exc}") from exc
 
 

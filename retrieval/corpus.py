@@ -6,7 +6,6 @@ the file and the entry (index, line or field) so a bad corpus is fixed at its so
 
 from __future__ import annotations
 
-import json
 import math
 import os
 import re
@@ -18,7 +17,7 @@ from typing import Any
 
 from tempogen.errors import ConfigurationError, InputFileError
 from tempogen.facts import NEXT_ANCHOR, FactError, get_fact
-from tempogen.io import content_hash, read_jsonl
+from tempogen.io import content_hash, read_json, read_jsonl_lines
 from tempogen.labels import Labels
 
 __all__ = [
@@ -113,15 +112,9 @@ def parse_vatex_id(video_id: str) -> tuple[str, float, float]:
 
 def _read_json(path: Path) -> Any:
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read: {exc.strerror or exc}") from exc
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise CorpusError(
-            f"{path}: not valid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from exc
+        return read_json(path, "VATEX annotations")
+    except InputFileError as exc:
+        raise CorpusError(str(exc)) from exc
 
 
 def load_vatex(path: str | os.PathLike[str], per_video: int = 5) -> Corpus:
@@ -171,36 +164,27 @@ def load_jsonl_corpus(path: str | os.PathLike[str]) -> Corpus:
     """Load JSON lines {video_id, caption, youtube_id?, start?, end?}; errors name file:line."""
     path = Path(path)
     try:
-        f = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise CorpusError(f"{path}: cannot read: {exc.strerror or exc}") from exc
+        rows = read_jsonl_lines(path)
+    except InputFileError as exc:
+        raise CorpusError(str(exc)) from exc
     entries: list[CorpusEntry] = []
-    with f:
-        for n, line in enumerate(f, 1):
-            if not line.strip():
-                continue
-            where = f"{path}:{n}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise CorpusError(f"{where}: not valid JSON: {exc.msg}") from exc
-            if not isinstance(row, dict):
-                raise CorpusError(f"{where}: expected a JSON object, got {type(row).__name__}")
-            for key in ("video_id", "caption"):
-                if not isinstance(row.get(key), str) or not row[key].strip():
-                    raise CorpusError(f"{where}: field {key!r} missing or not a non-empty string")
-            yt = row.get("youtube_id")
-            if yt is not None and not isinstance(yt, str):
-                raise CorpusError(f"{where}: field 'youtube_id' must be a string or null")
-            entries.append(
-                CorpusEntry(
-                    row["video_id"],
-                    row["caption"].strip(),
-                    yt,
-                    _opt_float(row.get("start"), where, "start"),
-                    _opt_float(row.get("end"), where, "end"),
-                )
+    for n, row in rows:
+        where = f"{path}:{n}"
+        for key in ("video_id", "caption"):
+            if not isinstance(row.get(key), str) or not row[key].strip():
+                raise CorpusError(f"{where}: field {key!r} missing or not a non-empty string")
+        yt = row.get("youtube_id")
+        if yt is not None and not isinstance(yt, str):
+            raise CorpusError(f"{where}: field 'youtube_id' must be a string or null")
+        entries.append(
+            CorpusEntry(
+                row["video_id"],
+                row["caption"].strip(),
+                yt,
+                _opt_float(row.get("start"), where, "start"),
+                _opt_float(row.get("end"), where, "end"),
             )
+        )
     return Corpus(tuple(entries), source=f"jsonl:{path}")
 
 
@@ -345,14 +329,21 @@ def load_library(manifest_dir: str | os.PathLike[str]) -> Corpus:
     path = Path(manifest_dir)
     manifest = path / "manifest.jsonl" if path.is_dir() else path
     try:
-        rows = read_jsonl(manifest)
-    except (RuntimeError, ValueError) as exc:  # io.OutputError (unreadable) or a bad line
+        rows = read_jsonl_lines(manifest)
+    except InputFileError as exc:
         raise CorpusError(str(exc)) from exc
     entries = []
-    for n, row in enumerate(rows, 1):
-        if not isinstance(row.get("id"), str):
-            raise CorpusError(f"{manifest}: row {n}: field 'id' missing or not a string")
-        entries.append(CorpusEntry(row["id"], library_caption(row)))
+    for n, row in rows:
+        if not isinstance(row.get("id"), str) or not row["id"].strip():
+            raise CorpusError(f"{manifest}:{n}: id: missing or not a non-empty string")
+        try:
+            caption = library_caption(row)
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+            raise CorpusError(
+                f"{manifest}:{n}: cannot caption row {row['id']!r}: its labels or answer are "
+                f"malformed ({type(exc).__name__}: {exc})"
+            ) from exc
+        entries.append(CorpusEntry(row["id"], caption))
     return Corpus(tuple(entries), source=f"library:{manifest}")
 
 

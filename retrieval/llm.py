@@ -3,25 +3,30 @@ protocol: seed examples, "give me 10 examples", then "give me 10 different ones"
 conversation until N pairs.
 
 Every response is cached on disk, keyed by a hash of (base_url, model, messages), so a rerun
-asks nothing already answered. Transient failures (connection errors, per-request timeouts,
-429, 408, 5xx, and 200 replies that are empty or not chat JSON) are retried with exponential
-backoff, waiting at least what a ``Retry-After`` header asks. Failure policy: pairs received before a failure are
-kept and returned with the failure in ``LLMResult.error``; :class:`LLMError`, naming the
-endpoint, is raised only when not a single pair arrived.
+asks nothing already answered; a damaged entry is reported and asked again. Transient
+failures (connection errors, requests past their deadline, 429, 408, 5xx, and 200 replies
+that are empty or not chat JSON) are retried with exponential backoff, waiting what a
+``Retry-After`` header asks up to ``max_backoff`` and saying so on stderr. ``timeout`` is a
+deadline for each whole request, not for each socket read. Failure policy: pairs received
+before a failure are kept and returned with the failure in ``LLMResult.error``;
+:class:`LLMError`, naming the endpoint, is raised only when not a single pair arrived.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
+import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tempogen.errors import ExternalServiceError
+from tempogen.errors import ConfigurationError, ExternalServiceError
 from tempogen.io import content_hash, write_json
 from tempogen.retrieval.audit import suggest_categories, words
 from tempogen.retrieval.pairs import CaptionPair
@@ -72,9 +77,6 @@ class LLMError(ExternalServiceError):
     """No pair could be obtained from the endpoint; the message names it."""
 
 
-MAX_RETRY_AFTER = 300.0  # seconds; a server asking for longer is waited on this long
-
-
 @dataclass(frozen=True)
 class LLMConfig:
     """Where and how to ask; small delays and few attempts make tests fast."""
@@ -82,11 +84,21 @@ class LLMConfig:
     base_url: str | None
     api_key: str
     model: str
-    timeout: float = 60.0
+    timeout: float = 60.0  # seconds for each whole request (not per socket read)
     max_attempts: int = 5
     backoff: float = 1.0
-    max_backoff: float = 30.0
+    max_backoff: float = 30.0  # the longest wait between attempts, Retry-After included
     temperature: float | None = None
+
+    def __post_init__(self) -> None:
+        for key in ("timeout", "max_attempts", "backoff", "max_backoff"):
+            kind, lo, hi = LLM_FIELDS[key]
+            value = getattr(self, key)
+            ok = isinstance(value, int | float) and not isinstance(value, bool)
+            if not ok or (kind is int and not isinstance(value, int)) or not lo <= value <= hi:
+                raise ConfigurationError(
+                    f"LLM setting {key}: must be within {lo:g}..{hi:g}, got {value!r}"
+                )
 
     @property
     def endpoint(self) -> str:
@@ -321,7 +333,9 @@ class MalformedReply(Exception):
 def _retryable(exc: BaseException) -> bool:
     import openai
 
-    if isinstance(exc, MalformedReply | openai.APIConnectionError | openai.RateLimitError):
+    if isinstance(exc, MalformedReply | RequestDeadline):
+        return True
+    if isinstance(exc, openai.APIConnectionError | openai.RateLimitError):
         return True  # APITimeoutError is an APIConnectionError
     if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
         return True  # a garbled 200 body
@@ -355,6 +369,8 @@ def _describe(exc: BaseException) -> str:
 
     if isinstance(exc, MalformedReply):
         return str(exc)
+    if isinstance(exc, RequestDeadline):
+        return f"timed out: {exc}"
     if isinstance(exc, openai.APIStatusError):
         return f"HTTP {exc.status_code}: {exc.message}"
     if isinstance(exc, openai.APITimeoutError):
@@ -367,27 +383,85 @@ def _describe(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-def chat_client(config: LLMConfig) -> Any:
-    """An OpenAI client for ``config``'s endpoint, its own retries off (:func:`ask_chat` retries)."""
-    try:
-        import openai
-    except ImportError as exc:  # pragma: no cover - openai is a dependency
-        raise LLMError(
-            "the 'openai' package is needed for --source llm: pip install openai"
-        ) from exc
-    return openai.OpenAI(
-        base_url=config.base_url, api_key=config.api_key, timeout=config.timeout, max_retries=0
-    )
+class RequestDeadline(Exception):
+    """A request ran past its whole-request deadline (``LLMConfig.timeout``): retried."""
+
+
+class ChatClient:
+    """An OpenAI client whose every request has one deadline for the whole request.
+
+    httpx's timeout bounds each socket read, so a server dripping a byte every half second
+    never trips it; here the request runs in a daemon thread and is abandoned (its
+    connections closed, a fresh client made) once ``config.timeout`` seconds have passed."""
+
+    def __init__(self, config: LLMConfig) -> None:
+        self.config = config
+        self._client: Any = None
+
+    def _openai(self) -> Any:
+        try:
+            import openai
+        except ImportError as exc:  # pragma: no cover - openai is a dependency
+            raise LLMError(
+                "the 'openai' package is needed for --source llm: pip install openai"
+            ) from exc
+        if self._client is None:
+            c = self.config
+            self._client = openai.OpenAI(
+                base_url=c.base_url, api_key=c.api_key, timeout=c.timeout, max_retries=0
+            )
+        return self._client
+
+    def complete(self, **kwargs: Any) -> Any:
+        """``chat.completions.create(**kwargs)``, or :class:`RequestDeadline` at the deadline."""
+        client = self._openai()
+        box: dict[str, Any] = {}
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                box["reply"] = client.chat.completions.create(**kwargs)
+            except BaseException as exc:  # handed to the caller's thread
+                box["error"] = exc
+            finally:
+                done.set()
+
+        threading.Thread(target=run, name="tempogen-llm-request", daemon=True).start()
+        if not done.wait(self.config.timeout):
+            self._client = None
+            with contextlib.suppress(Exception):
+                client.close()  # the abandoned thread's reads fail once its socket is closed
+            raise RequestDeadline(
+                f"no complete reply within the {self.config.timeout:g} s deadline"
+            )
+        if "error" in box:
+            raise box["error"]
+        return box["reply"]
+
+
+def chat_client(config: LLMConfig) -> ChatClient:
+    """A client for ``config``'s endpoint: its own retries off (:func:`ask_chat` retries), a
+    whole-request deadline of ``config.timeout`` seconds."""
+    return ChatClient(config)
+
+
+def _stderr(line: str) -> None:
+    print(f"tempogen: {line}", file=sys.stderr, flush=True)
 
 
 def ask_chat(
-    client: Any,
+    client: ChatClient,
     config: LLMConfig,
     messages: Messages,
     sleep: Callable[[float], None],
     result: LLMResult,
+    notify: Callable[[str], None] = _stderr,
 ) -> str:
-    """One chat completion with bounded retries; raise LLMError naming the endpoint."""
+    """One chat completion with bounded retries; raise LLMError naming the endpoint.
+
+    Each attempt has ``config.timeout`` seconds in all; between attempts it waits the
+    backoff, or what a ``Retry-After`` header asks capped at ``config.max_backoff``, and
+    says so through ``notify`` (stderr): how long, why, and which attempt comes next."""
     delay = config.backoff
     for attempt in range(1, config.max_attempts + 1):
         result.requests += 1
@@ -395,7 +469,7 @@ def ask_chat(
             kwargs: dict[str, Any] = {"model": config.model, "messages": messages}
             if config.temperature is not None:
                 kwargs["temperature"] = config.temperature
-            reply = client.chat.completions.create(**kwargs)
+            reply = client.complete(**kwargs)
             choices = getattr(reply, "choices", None)
             if not isinstance(choices, list) or not choices:
                 raise MalformedReply("malformed reply (no choices)")
@@ -412,12 +486,35 @@ def ask_chat(
                     f"{config.endpoint}: {what}; gave up after {attempt} attempts"
                 ) from exc
             asked = retry_after(exc)
-            wait = min(max(delay, asked), MAX_RETRY_AFTER) if asked is not None else delay
-            said = f" (Retry-After {asked:g}s)" if asked is not None else ""
+            wait = min(max(delay, asked), config.max_backoff) if asked is not None else delay
+            said = ""
+            if asked is not None:
+                capped = f", capped at max_backoff {config.max_backoff:g}s" if asked > wait else ""
+                said = f" (Retry-After {asked:g}s{capped})"
             result.log.append(f"attempt {attempt}: {what}; retrying in {wait:.2f}s{said}")
+            if asked is not None or wait >= 5:
+                notify(
+                    f"{config.endpoint}: {what}; waiting {wait:g} s{said} before attempt "
+                    f"{attempt + 1} of {config.max_attempts}"
+                )
             sleep(wait)
             delay = min(delay * 2, config.max_backoff)
-    raise AssertionError("unreachable")  # pragma: no cover
+    raise LLMError(f"{config.endpoint}: max_attempts must be at least 1")  # pragma: no cover
+
+
+def read_cached_reply(path: Path) -> tuple[str | None, str]:
+    """A cached reply's text, or None and why the entry cannot be used (unreadable, not
+    UTF-8, not JSON, no ``response`` text): a damaged entry is asked again, never a crash."""
+    try:
+        data = json.loads(path.read_bytes().decode("utf-8"))
+    except OSError as exc:
+        return None, f"cannot read: {exc.strerror or exc}"
+    except (UnicodeDecodeError, ValueError) as exc:
+        return None, f"not JSON: {exc}"
+    reply = data.get("response") if isinstance(data, dict) else None
+    if not isinstance(reply, str) or not reply.strip():
+        return None, "no 'response' text"
+    return reply, ""
 
 
 def generate_llm_pairs(
@@ -428,6 +525,7 @@ def generate_llm_pairs(
     max_rounds: int | None = None,
     stall_rounds: int = 3,
     sleep: Callable[[float], None] = time.sleep,
+    notify: Callable[[str], None] = _stderr,
 ) -> LLMResult:
     """Ask for pairs, 10 a round in one conversation, until ``n`` distinct pairs.
 
@@ -451,15 +549,16 @@ def generate_llm_pairs(
         entry = cache / f"{key}.json" if cache is not None else None
         text = None
         if entry is not None and entry.is_file():
-            try:
-                text = json.loads(entry.read_text(encoding="utf-8"))["response"]
+            text, why = read_cached_reply(entry)
+            if text is not None:
                 result.cache_hits += 1
-            except (OSError, ValueError, KeyError, TypeError):
-                text = None  # a damaged entry is asked again and rewritten
+            else:  # a damaged entry is asked again and rewritten
+                result.log.append(f"{entry}: damaged cache entry ({why}); asked again")
+                notify(result.log[-1])
         if text is None:
             client = client or chat_client(config)
             try:
-                text = ask_chat(client, config, messages, sleep, result)
+                text = ask_chat(client, config, messages, sleep, result, notify)
             except LLMError as exc:
                 result.error = str(exc)
                 break

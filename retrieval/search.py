@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import json
 import os
 import time
 from collections.abc import Iterator, Sequence
@@ -18,8 +17,8 @@ from typing import TYPE_CHECKING, Any, Literal
 import faiss
 import numpy as np
 
-from tempogen.errors import InputFileError
-from tempogen.io import dumps, write_jsonl, write_text
+from tempogen.errors import ConfigurationError, InputFileError
+from tempogen.io import dumps, read_jsonl_lines, write_jsonl, write_text
 from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
 
 if TYPE_CHECKING:
@@ -42,6 +41,9 @@ __all__ = [
 ]
 
 IndexKind = Literal["flat", "hnsw", "ivf"]
+
+MAX_TOP_K = 1_000
+"""The most candidates per caption ``retrieve`` gives (Vinoground reviews 20)."""
 
 
 def gpu_available() -> bool:
@@ -147,12 +149,12 @@ def retrieve(
     either side counts as the same) is not discriminating.
     """
     if len(corpus) == 0:
-        raise ValueError(f"corpus {corpus.source or '(unnamed)'} is empty")
-    if top_k < 1:
-        raise ValueError(f"top_k must be at least 1, got {top_k}")
+        raise InputFileError(f"corpus {corpus.source or '(unnamed)'}: holds no captions")
+    if not 1 <= top_k <= MAX_TOP_K:
+        raise ConfigurationError(f"--top-k: must be within 1..{MAX_TOP_K}, got {top_k}")
     for i, pair in enumerate(pairs_pos_neg):
         if len(pair) != 2 or not all(isinstance(c, str) and c.strip() for c in pair):
-            raise ValueError(f"pair {i}: expected (pos, neg) non-empty strings, got {pair!r}")
+            raise InputFileError(f"pair {i}: expected (pos, neg) non-empty strings, got {pair!r}")
     emb = corpus_emb if corpus_emb is not None else encoder.encode_corpus(corpus, cache_dir)
     if emb.shape[0] != len(corpus):
         raise ValueError(f"{emb.shape[0]} embeddings for a corpus of {len(corpus)} entries")
@@ -279,18 +281,16 @@ def record_review(
 
 
 def review_history(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every review row in file order (empty when the file does not exist yet)."""
+    """Every review row in file order (empty when the file does not exist yet); a bad line is
+    an :class:`InputFileError` naming ``file:line`` (:func:`tempogen.io.read_jsonl_lines`)."""
     path = Path(path)
     if not path.exists():
         return []
     rows = []
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rows.append(json.loads(line))
-        except json.JSONDecodeError as exc:
-            raise InputFileError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+    for n, row in read_jsonl_lines(path):
+        if isinstance(row.get("pair_index"), bool) or not isinstance(row.get("pair_index"), int):
+            raise InputFileError(f"{path}:{n}: pair_index: expected an integer")
+        rows.append(row)
     return rows
 
 

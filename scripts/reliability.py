@@ -428,6 +428,155 @@ CASES: list[Case] = [
 ]
 
 
+# issue 25: hangs and silent waits, tracebacks in captions / retrieve / eval, parsing ---------
+LATIN1_CSV = b'pos,neg\n"un caf\xe9 puis un th\xe9","un th\xe9 puis un caf\xe9"\n'
+SURROGATE_PAIR = '{"pos": "a man eats\\ud800 then runs", "neg": "a man runs then eats"}\n'
+GOOD_PAIR = '{"pos": "a man eats then runs", "neg": "a man runs then eats"}\n'
+_SERVERS: list[Any] = []
+
+
+def _llm_server(script: dict[int, str]) -> str:
+    """A misbehaving OpenAI-compatible server on 127.0.0.1 (tests/openai_server.py) that
+    lives until this process ends; its URL."""
+    import threading
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from openai_server import ScriptedServer
+
+    server = ScriptedServer(script, '1. "a man eats then runs" vs "a man runs then eats"')
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    _SERVERS.append(server)
+    return server.url
+
+
+def _llm(d: Path, url: str, *more: str) -> list[str]:
+    return ["captions", "generate", "--source", "llm", "--base-url", url, "--model", "m",
+            "-n", "1", "--out", str(d / "p.jsonl"), *more]  # fmt: skip
+
+
+def _retrieve(d: Path, pairs: str, corpus: str | None = None, *more: str) -> list[str]:
+    if corpus is None:
+        line = '{"video_id": "v1", "caption": "a man eats then runs"}\n'
+        corpus = f"jsonl:{_w(d / 'corpus.jsonl', line)}"
+    return ["retrieve", "--pairs", str(_w(d / "pairs.jsonl", pairs)), "--corpus", corpus,
+            "--out", str(d / "cand.jsonl"), *more]  # fmt: skip
+
+
+def _tomato_twice(d: Path) -> Path:
+    """A TOMATO folder whose count.json gives question '0' twice (lines 2 and 3)."""
+    root = _tomato(d, 1)
+    path = root / "data" / "count.json"
+    entry = json.loads(path.read_text())["0"]
+    _w(path, "{\n" + f' "0": {json.dumps(entry)},\n "0": {json.dumps(entry)}\n' + "}\n")
+    return root
+
+
+CASES_25: list[Case] = [
+    ("captions generate: a Latin-1 CSV",
+     lambda d: ["captions", "generate", "--source", str(_w(d / "l.csv", LATIN1_CSV)),
+                "--out", str(d / "p.jsonl")],
+     ["l.csv:2", "not UTF-8"]),
+    ("captions audit: a Latin-1 CSV",
+     lambda d: ["captions", "audit", str(_w(d / "l.csv", LATIN1_CSV)), "--near-dup", "off"],
+     ["l.csv:2", "not UTF-8"]),
+    ("captions generate: -n 100000",
+     lambda d: ["captions", "generate", "--source", "offline", "-n", "100000", "--out",
+                str(d / "p.jsonl")],
+     ["-n", "100000"]),
+    ("captions generate: -n -5",
+     lambda d: ["captions", "generate", "--source", "offline", "-n", "-5", "--out",
+                str(d / "p.jsonl")],
+     ["-n", "-5"]),
+    ("captions generate: a lone surrogate in a pairs file",
+     lambda d: ["captions", "generate", "--source", str(_w(d / "s.jsonl", SURROGATE_PAIR)),
+                "--out", str(d / "p.jsonl")],
+     ["s.jsonl:1", "pos"]),
+    ("captions audit: a lone surrogate in a pairs file",
+     lambda d: ["captions", "audit", str(_w(d / "s.jsonl", SURROGATE_PAIR)), "--near-dup", "off"],
+     ["s.jsonl:1", "pos"]),
+    ("captions generate: --max-attempts 0",
+     lambda d: _llm(d, "http://127.0.0.1:9/v1", "--max-attempts", "0"), ["--max-attempts"]),
+    ("captions generate: --timeout 0",
+     lambda d: _llm(d, "http://127.0.0.1:9/v1", "--timeout", "0"), ["--timeout"]),
+    ("eval run: --attempts 0",
+     lambda d: ["eval", "run", "--dataset", str(d), "--endpoint", "http://127.0.0.1:9/v1",
+                "--model", "m", "--attempts", "0"],
+     ["--attempts"]),
+    ("LLM: a server sending one byte every 0.5 s",
+     lambda d: _llm(d, _llm_server({1: "drip:0.5", 2: "drip:0.5"}), "--timeout", "2",
+                    "--max-attempts", "2"),
+     ["deadline", "gave up after 2 attempts"]),
+    ("LLM: Retry-After 120 on every reply",
+     lambda d: _llm(d, _llm_server({i: "retry-after:120" for i in range(1, 9)}),
+                    "--max-attempts", "2", "--llm-config",
+                    str(_w(d / "llm.yaml", "max_backoff: 1\n"))),
+     ["HTTP 429", "capped at max_backoff 1s", "before attempt 2 of 2"]),
+    ("retrieve: a pair without neg",
+     lambda d: _retrieve(d, '{"pos": "a man eats then runs"}\n'), ["pairs.jsonl:1", "neg"]),
+    ("retrieve: --top-k 0", lambda d: _retrieve(d, GOOD_PAIR, None, "--top-k", "0"),
+     ["--top-k"]),
+    ("retrieve: a malformed library row",
+     lambda d: _retrieve(d, GOOD_PAIR, "library:" + str(
+         _w(d / "lib" / "manifest.jsonl", '{"id": "x", "labels": "oops"}\n').parent)),
+     ["manifest.jsonl:1", "'x'"]),
+    ("retrieve: an empty corpus",
+     lambda d: _retrieve(d, GOOD_PAIR, f"jsonl:{_w(d / 'empty.jsonl', '')}"),
+     ["empty.jsonl", "no captions"]),
+    ("audit captions-eval: a labelled row without its rule",
+     lambda d: ["audit", "captions-eval", "--near-dup", "off", "--labelled",
+                str(_w(d / "l.jsonl", '{"positive": "a b", "negative": "b a", "valid": true}\n'))],
+     ["l.jsonl:1", "rule"]),
+    ("audit captions-eval: a Latin-1 file",
+     lambda d: ["audit", "captions-eval", "--near-dup", "off", "--labelled",
+                str(_w(d / "l.jsonl", b'{"positive": "caf\xe9"}\n'))],
+     ["l.jsonl:1", "not UTF-8"]),
+    ("eval tomato: a prediction with a key given twice",
+     lambda d: ["eval", "tomato", "--dataset", str(_tomato(d, 1)), "--predictions",
+                str(_w(d / "preds.jsonl", '{"task": "count", "id": "0", "id": "1", '
+                                          '"response": "A"}\n'))],
+     ["preds.jsonl:1", "key 'id' appears twice"]),
+    ("import tomato: a question id given twice",
+     lambda d: ["import", "tomato", str(_tomato_twice(d)), "-q"],
+     ["count.json:3", "key '0' appears twice", "line 2"]),
+    ("validate: a manifest row with a key given twice",
+     lambda d: ["validate", str(_manifest(d, ['{"schema_version": "1", "id": "a", "id": "b"}']))],
+     ["m.jsonl:1", "key 'id' appears twice"]),
+    ("config: a key given twice",
+     lambda d: _cfg(d, BASE + "seed: 2\n"), ["c.yaml:6", "seed", "first on line 1"]),
+    ("config: 1.0e9 read as a number (YAML 1.2)",
+     lambda d: _cfg(d, BASE.replace("duration: [2.0, 2.0]", "duration: [1.0e9, 2.0e9]")),
+     ["c.yaml:4", "duration[0]", "got 1000000000.0"]),
+    ("config: /dev/zero",
+     lambda d: ["generate", "--config", "/dev/zero", "--out", str(d / "o")],
+     ["/dev/zero", "limit"]),
+]  # fmt: skip
+CASES += CASES_25
+
+# run in a child process with a time and memory limit: on code that waits or reads without
+# bound they would stop the catalogue (a hang counts as unclear, exit "timeout")
+BOUNDED = {
+    "LLM: a server sending one byte every 0.5 s": 60,
+    "LLM: Retry-After 120 on every reply": 60,
+    "config: /dev/zero": 60,
+}
+
+
+def _bounded_run(argv: list[str], limit_s: float) -> tuple[int | str, str]:
+    import resource
+
+    def cap() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
+
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", "tempogen.cli", *argv], cwd=ROOT, capture_output=True,
+            text=True, timeout=limit_s, preexec_fn=cap,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        return "timeout", f"still running after {limit_s:g} s"
+    return proc.returncode, proc.stderr
+
+
 def _npz(d: Path, whole: bool = False) -> Path:
     """An AMASS-style file: only poses, or (``whole``) every key a still pose needs."""
     path = d / "walk.npz"
@@ -448,6 +597,12 @@ def bad_inputs(work: Path) -> dict[str, Any]:
         argv = make(d)
         err = io.StringIO()
         cwd = os.getcwd()
+        if name in BOUNDED:
+            code, text = _bounded_run(argv, BOUNDED[name])
+            last = text.strip().splitlines()[-1] if text.strip() else ""
+            clear = code == 2 and "Traceback" not in text and all(p in text for p in places)
+            results.append({"case": name, "exit": code, "clear": clear, "message": last[:300]})
+            continue
         try:
             os.chdir(ROOT)
             with contextlib.redirect_stderr(err), contextlib.redirect_stdout(io.StringIO()):

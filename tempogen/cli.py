@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -63,6 +63,23 @@ def _size(text: str) -> tuple[int, int]:
     if w < 32 or h < 32 or w > 7680 or h > 4320 or w % 2 or h % 2:
         raise argparse.ArgumentTypeError(f"width and height must be even, 32..7680x4320: {text!r}")
     return w, h
+
+
+def _within(kind: type, lo: float, hi: float) -> Callable[[str], int | float]:
+    """An argparse type: a ``kind`` number in ``lo..hi``, so a costly parameter (pair counts,
+    top-k, attempts, timeouts) is refused up front rather than run without bound."""
+
+    def parse(text: str) -> int | float:
+        try:
+            value = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {text!r}") from None
+        if not lo <= value <= hi:  # also refuses nan
+            raise argparse.ArgumentTypeError(f"must be within {lo:g}..{hi:g}, got {text}")
+        return value
+
+    parse.__name__ = kind.__name__
+    return parse
 
 
 def _human_render(args: argparse.Namespace) -> int:
@@ -217,13 +234,13 @@ def _audit_captions_eval(args: argparse.Namespace) -> int:
         load_labelled,
     )
 
+    rows = load_labelled(args.labelled or LABELLED_PAIRS)  # a bad file fails before the model
     encoder = cache = None
     if args.near_dup == "embedding":
         from tempogen.retrieval.embed import Encoder, default_cache_dir
 
         encoder = Encoder(args.model)
         cache = args.cache_dir or default_cache_dir() / "embeddings"
-    rows = load_labelled(args.labelled or LABELLED_PAIRS)
     ev = evaluate_audit(rows, near_dup=args.near_dup, encoder=encoder, cache_dir=cache)
     print(format_evaluation(ev), end="")
     return 0
@@ -378,7 +395,8 @@ def _captions_audit(args: argparse.Namespace) -> int:
 def _retrieve(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from tempogen.io import read_jsonl
+    from tempogen.errors import InputFileError
+    from tempogen.io import read_jsonl_lines
     from tempogen.retrieval.corpus import load_corpus
     from tempogen.retrieval.embed import Encoder
     from tempogen.retrieval.search import (
@@ -389,13 +407,20 @@ def _retrieve(args: argparse.Namespace) -> int:
     )
     from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
 
-    rows = read_jsonl(args.pairs)
     pairs = []
-    for i, r in enumerate(rows, 1):
-        if "pos" not in r or "neg" not in r:
-            raise ValueError(f"{args.pairs}: row {i}: needs 'pos' and 'neg' captions")
+    for line, r in read_jsonl_lines(args.pairs):
+        for key in ("pos", "neg"):
+            if not isinstance(r.get(key), str) or not r[key].strip():
+                raise InputFileError(
+                    f"{args.pairs}:{line}: {key}: needs a non-empty caption (a pair is "
+                    "'pos' and 'neg')"
+                )
         pairs.append((r["pos"], r["neg"]))
+    if not pairs:
+        raise InputFileError(f"{args.pairs}: no caption pairs in this file")
     corpus = load_corpus(args.corpus)
+    if len(corpus) == 0:
+        raise InputFileError(f"corpus {corpus.source}: holds no captions")
     cache = Path(args.cache_dir) if args.cache_dir else Path(args.out).parent / ".emb_cache"
     out = retrieve(
         pairs,
@@ -450,6 +475,10 @@ def _executor_options(p: argparse.ArgumentParser, default: str) -> None:
         help="Ray cluster to run on (HOST:PORT, auto or ray://HOST:PORT; implies --executor ray;"
         " default: a local cluster)",
     )
+
+
+MAX_PAIRS = 10_000  # retrieval.captions.MAX_PAIRS (kept here so --help stays instant)
+MAX_TOP_K = 1_000  # retrieval.search.MAX_TOP_K
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -599,8 +628,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="eval run: tomato, vinoground, videott, or all (those the dataset holds)",
     )  # fmt: skip
     ev.add_argument("--cache", default=None, help="eval run: reply cache folder")
-    ev.add_argument("--limit", type=int, default=None, help="eval run: first N questions only")
-    ev.add_argument("--attempts", type=int, default=5, help="eval run: tries per request")
+    ev.add_argument(
+        "--limit", type=_within(int, 1, 10**9), default=None,
+        help="eval run: first N questions only",
+    )  # fmt: skip
+    ev.add_argument(
+        "--attempts", type=_within(int, 1, 50), default=5,
+        help="eval run: tries per request (1..50)",
+    )  # fmt: skip
     ev.add_argument("-q", "--quiet", action="store_true", help="eval run: no progress bar")
     _plugins_option(ev)
     ev.set_defaults(func=_eval)
@@ -608,7 +643,10 @@ def build_parser() -> argparse.ArgumentParser:
     csub = cap.add_subparsers(dest="captions", required=True)
     cg = csub.add_parser("generate", help="write caption pairs: offline, from an LLM, or a file")
     cg.add_argument("--source", required=True, help="offline | llm | a CSV/JSONL file of pairs")
-    cg.add_argument("-n", type=int, default=100, help="how many pairs (default %(default)s)")
+    cg.add_argument(
+        "-n", type=_within(int, 1, MAX_PAIRS), default=100,
+        help=f"how many pairs, 1..{MAX_PAIRS} (default %(default)s)",
+    )  # fmt: skip
     cg.add_argument("--out", required=True, help="pairs JSONL to write")
     cg.add_argument("--seed", type=int, default=0, help="seed of the offline generator")
     cg.add_argument(
@@ -619,11 +657,13 @@ def build_parser() -> argparse.ArgumentParser:
     cg.add_argument("--cache-dir", default=None, help="LLM response cache (default: beside --out)")
     cg.add_argument("--llm-config", default=None, help="YAML: base_url, model, timeout, ...")
     cg.add_argument(
-        "--timeout", type=float, default=None, help="seconds per LLM request (default 60)"
-    )
+        "--timeout", type=_within(float, 0.1, 3600), default=None,
+        help="deadline in seconds for each whole LLM request, 0.1..3600 (default 60)",
+    )  # fmt: skip
     cg.add_argument(
-        "--max-attempts", type=int, default=None, help="tries per LLM request (default 5)"
-    )
+        "--max-attempts", type=_within(int, 1, 50), default=None,
+        help="tries per LLM request, 1..50 (default 5)",
+    )  # fmt: skip
     cg.set_defaults(func=_captions_generate)
     ca = csub.add_parser("audit", help="check pairs: same words, temporal order, duplicates")
     ca.add_argument("file", help="pairs as CSV (pos,neg[,major,minor]) or JSONL")
@@ -658,8 +698,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="vatex:PATH | jsonl:PATH | library:DIR (repeatable)",
     )
     rt.add_argument(
-        "--top-k", type=int, default=20, help="candidates per caption (default %(default)s)"
-    )
+        "--top-k", type=_within(int, 1, MAX_TOP_K), default=20,
+        help=f"candidates per caption, 1..{MAX_TOP_K} (default %(default)s)",
+    )  # fmt: skip
     rt.add_argument("--out", required=True, help="candidates JSONL to write")
     rt.add_argument("--model", default=None, help="sentence-transformers model name or local path")
     rt.add_argument(

@@ -22,6 +22,9 @@ __all__ = [
     "write_jsonl",
     "read_jsonl",
     "read_jsonl_lines",
+    "read_json",
+    "read_text",
+    "parse_json",
     "dumps",
     "content_hash",
 ]
@@ -77,26 +80,171 @@ def write_jsonl(path: str | os.PathLike[str], rows: Iterable[Any]) -> None:
     write_text(path, "".join(dumps(r) + "\n" for r in rows))
 
 
+MAX_INPUT_BYTES = 1 << 30  # a user's JSON or JSON-lines file; more is a mistake or /dev/zero
+
+
+def read_bounded(path: str | os.PathLike[str], what: str, limit: int = MAX_INPUT_BYTES) -> bytes:
+    """A file's bytes, refused with an :class:`InputFileError` naming it once it passes
+    ``limit`` bytes: a device (``/dev/zero``) or a huge file is never read without bound."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(limit + 1)
+    except FileNotFoundError as exc:
+        raise MissingFileError(f"{path}: cannot read {what}: no such file") from exc
+    except IsADirectoryError as exc:
+        raise InputFileError(f"{path}: cannot read {what}: it is a folder") from exc
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read {what}: {exc.strerror or exc}") from exc
+    if len(raw) > limit:
+        raise InputFileError(f"{path}: {what} is over the {limit:,} limit of bytes read")
+    return raw
+
+
+def decode_utf8(raw: bytes, path: str | os.PathLike[str], what: str) -> str:
+    """UTF-8 text (a leading byte-order mark dropped); other bytes are an
+    :class:`InputFileError` naming ``file:line`` and the byte."""
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        at = exc.start + (3 if raw.startswith(b"\xef\xbb\xbf") else 0)
+        line = raw[:at].count(b"\n") + 1
+        raise InputFileError(
+            f"{path}:{line}: {what} is not UTF-8 text (byte {at}: {raw[at : at + 1]!r}); "
+            "save it as UTF-8"
+        ) from exc
+
+
+def read_text(path: str | os.PathLike[str], what: str, limit: int = MAX_INPUT_BYTES) -> str:
+    """A user's text file, bounded (:func:`read_bounded`) and UTF-8 (:func:`decode_utf8`)."""
+    return decode_utf8(read_bounded(path, what, limit), path, what)
+
+
+class _DuplicateKey(Exception):
+    def __init__(self, key: str) -> None:
+        self.key = key
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return out
+
+
+def _duplicate_at(text: str) -> tuple[str, int, int] | None:
+    """The first key repeated within one object of a valid JSON ``text``: (key, offset of its
+    first and of its second occurrence). A slow pure-Python pass, run only on the error path."""
+    import json.scanner
+    from json.decoder import WHITESPACE, scanstring
+
+    ws = WHITESPACE.match
+
+    class Found(Exception):
+        pass
+
+    def parse_object(s_and_end: tuple[str, int], strict: bool, scan_once: Any, *_: Any) -> Any:
+        s, end = s_and_end
+        seen: dict[str, int] = {}
+        end = ws(s, end).end()
+        if s[end : end + 1] == "}":
+            return {}, end + 1
+        while True:
+            at = end
+            key, end = scanstring(s, end + 1, strict)
+            if key in seen:
+                raise Found(key, seen[key], at)
+            seen[key] = at
+            end = ws(s, ws(s, end).end() + 1).end()  # past ':'
+            _, end = scan_once(s, end)
+            end = ws(s, end).end()
+            sep, end = s[end], end + 1
+            if sep == "}":
+                return {}, end
+            end = ws(s, end).end()
+
+    decoder = json.JSONDecoder()
+    decoder.parse_object = parse_object  # type: ignore[method-assign]
+    scan = json.scanner.py_make_scanner(decoder)
+    try:
+        scan(text, ws(text, 0).end())
+    except Found as found:
+        return found.args  # type: ignore[return-value]
+    except (RecursionError, ValueError, IndexError):
+        return None
+    return None
+
+
+def parse_json(text: str, where: str | os.PathLike[str], first_line: int = 1) -> Any:
+    """One JSON document; invalid JSON or a key repeated in one object (which ``json`` would
+    silently collapse, keeping the last) is an :class:`InputFileError` naming ``where`` and
+    the line(s), counted from ``first_line``."""
+    try:
+        return json.loads(text, object_pairs_hook=_no_duplicates)
+    except json.JSONDecodeError as exc:
+        raise InputFileError(
+            f"{where}:{first_line + exc.lineno - 1}: not valid JSON: {exc.msg}"
+        ) from exc
+    except RecursionError as exc:
+        raise InputFileError(f"{where}:{first_line}: JSON nests too deeply") from exc
+    except _DuplicateKey as exc:
+        found = _duplicate_at(text)  # the first in reading order, with its offsets
+        if found is None:  # pragma: no cover - the slow pass finds what the fast one saw
+            key = exc.key.encode("utf-8", "backslashreplace").decode("utf-8")
+            raise InputFileError(f"{where}:{first_line}: key {key!r} appears twice") from None
+        key, a, b = found
+        key = key.encode("utf-8", "backslashreplace").decode("utf-8")
+        la, lb = (first_line + text.count("\n", 0, i) for i in (a, b))
+        place = f"line {la}" if la != lb else "the same line"
+        raise InputFileError(
+            f"{where}:{lb}: key {key!r} appears twice in one object (first on {place}); "
+            "JSON keeps only the last, so remove one"
+        ) from None
+
+
+def read_json(
+    path: str | os.PathLike[str], what: str = "JSON file", limit: int = MAX_INPUT_BYTES
+) -> Any:
+    """A user's JSON file: bounded, UTF-8, valid, no repeated keys; errors name ``file:line``."""
+    return parse_json(read_text(path, what, limit), path)
+
+
 def read_jsonl_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, Any]]]:
     """JSON objects, one a line, each with its line number (blank lines skipped); a file that
-    cannot be read, a line that is no JSON object or text that is not UTF-8 is an
-    :class:`InputFileError` naming ``file:line``."""
+    cannot be read, a line that is no JSON object, a key repeated in one object, a lone
+    surrogate escape or text that is not UTF-8 is an :class:`InputFileError` naming
+    ``file:line``. The one JSON-lines reader: manifests, caption pairs, corpora, labels."""
     try:
-        f = open(path, encoding="utf-8")
+        f = open(path, "rb")
     except FileNotFoundError as exc:
         raise MissingFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     except OSError as exc:
         raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     out = []
+    size = 0
     with f:
         try:
-            for n, text in enumerate(f, 1):
+            for n, raw in enumerate(f, 1):
+                size += len(raw)
+                if size > MAX_INPUT_BYTES:
+                    raise InputFileError(
+                        f"{path}:{n}: over the {MAX_INPUT_BYTES:,}-byte limit of a JSON-lines file"
+                    )
+                if n == 1 and raw.startswith(b"\xef\xbb\xbf"):
+                    raw = raw[3:]
+                try:
+                    text = raw.decode("utf-8")
+                except UnicodeDecodeError as exc:
+                    raise InputFileError(
+                        f"{path}:{n}: not UTF-8 text (byte {exc.start} of the line: "
+                        f"{raw[exc.start : exc.start + 1]!r}); save it as UTF-8"
+                    ) from exc
                 if not text.strip():
                     continue
-                try:
-                    obj = json.loads(text)
-                except json.JSONDecodeError as exc:
-                    raise InputFileError(f"{path}:{n}: not valid JSON: {exc.msg}") from exc
+                obj = parse_json(text.rstrip("\r\n"), path, n)
                 if not isinstance(obj, dict):
                     raise InputFileError(
                         f"{path}:{n}: expected a JSON object, got {type(obj).__name__}"
@@ -108,8 +256,10 @@ def read_jsonl_lines(path: str | os.PathLike[str]) -> list[tuple[int, dict[str, 
                         "which is no character and cannot be written as UTF-8"
                     )
                 out.append((n, obj))
-        except UnicodeDecodeError as exc:
-            raise InputFileError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+        except IsADirectoryError as exc:
+            raise InputFileError(f"{path}: cannot read: it is a folder") from exc
+        except OSError as exc:
+            raise InputFileError(f"{path}: cannot read: {exc.strerror or exc}") from exc
     return out
 
 
@@ -182,6 +332,24 @@ MAX_YAML_DEPTH = 50
 MAX_YAML_NODES = 100_000  # values after aliases are expanded
 
 
+def _yaml12_loader() -> type:
+    """SafeLoader reading floats as YAML 1.2 does: ``1e9``, ``1.0e9`` and ``.5E-3`` are numbers
+    (YAML 1.1 wants a dot and a signed exponent, so PyYAML read them as strings)."""
+    import re
+
+    import yaml
+
+    class Loader(yaml.SafeLoader):
+        pass
+
+    Loader.add_implicit_resolver(
+        "tag:yaml.org,2002:float",
+        re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9][0-9_]*)[eE][-+]?[0-9]+$"),
+        list("-+.0123456789"),
+    )
+    return Loader
+
+
 def load_yaml(path: str | os.PathLike[str], what: str) -> tuple[Any, dict[str, int]]:
     """Parse a small YAML file safely: the data, plus the line of every key path
     (``"style.distractors"``, ``"motions[2]"``) so errors can name file, line and field.
@@ -192,23 +360,14 @@ def load_yaml(path: str | os.PathLike[str], what: str) -> tuple[Any, dict[str, i
     import yaml
 
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError as exc:
-        raise MissingFileError(f"{p}: cannot read {what}: no such file") from exc
-    except OSError as exc:
-        raise InputFileError(f"{p}: cannot read {what}: {exc.strerror or exc}") from exc
-    if len(raw) > MAX_YAML_BYTES:
-        raise InputFileError(
-            f"{p}: {what} is {len(raw):,} bytes, over the {MAX_YAML_BYTES:,} limit"
-        )
+    raw = read_bounded(p, what, MAX_YAML_BYTES)  # never /dev/zero without bound
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         line = raw[: exc.start].count(b"\n") + 1
         raise InputFileError(f"{p}:{line}: {what} is not UTF-8 text (byte {exc.start})") from exc
 
-    class Loader(yaml.SafeLoader):
+    class Loader(_yaml12_loader()):  # type: ignore[misc]
         aliases = 0
 
         def compose_node(self, parent: Any, index: Any) -> Any:
@@ -251,7 +410,17 @@ def _node_lines(
             f"{p}:{node.start_mark.line + 1}: nests deeper than {MAX_YAML_DEPTH} levels"
         )
     if isinstance(node, yaml.MappingNode):
+        first: dict[Any, int] = {}
         for key, value in node.value:
+            line = key.start_mark.line + 1
+            if isinstance(key, yaml.ScalarNode) and key.tag != "tag:yaml.org,2002:merge":
+                if key.value in first:
+                    raise InputFileError(
+                        f"{p}:{line}: {path + '.' if path else ''}{key.value}: key appears twice "
+                        f"in one mapping (first on line {first[key.value]}); YAML keeps only "
+                        "the last, so remove one"
+                    )
+                first[key.value] = line
             name = f"{path}.{key.value}" if path else str(key.value)
             lines.setdefault(name, key.start_mark.line + 1)
             _node_lines(value, name, lines, depth + 1, p, seen)

@@ -67,3 +67,65 @@ def running(server: ChatServer, limit_s: float = 60.0) -> Iterator[ChatServer]:
         server.shutdown()
         server.server_close()
         thread.join(timeout=5)
+
+
+class ScriptedServer(ChatServer):
+    """Answers request N (1-based) as ``script[N]`` says, else with a good reply:
+
+    * ``drip:<s>``: a good reply sent one byte every ``s`` seconds, status line and headers
+      included (a per-read timeout never trips; only a whole-request deadline ends it);
+    * ``retry-after:<value>``: HTTP 429 with that ``Retry-After`` header.
+
+    ``reply`` is the assistant's text for a good reply; ``requests`` counts what came in."""
+
+    def __init__(self, script: dict[int, str], reply: str) -> None:
+        super().__init__(ScriptedHandler)
+        self.script, self.reply = script, reply
+        self.requests = 0
+        self.stopping = threading.Event()  # ends a drip when the test stops the server
+
+    def shutdown(self) -> None:
+        self.stopping.set()
+        super().shutdown()
+
+
+class ScriptedHandler(ChatHandler):
+    server: ScriptedServer
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = self.read_json()
+        with self.server.lock:
+            self.server.requests += 1
+            number = self.server.requests
+        act = self.server.script.get(number, "ok")
+        if act.startswith("retry-after:"):
+            data = b'{"error": {"message": "slow down", "type": "rate_limit"}}'
+            self.send_response(429)
+            self.send_header("Retry-After", act.split(":", 1)[1])
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            return
+        message = {"role": "assistant", "content": self.server.reply}
+        data = json.dumps({
+            "id": f"chatcmpl-{number}", "object": "chat.completion", "created": 0,
+            "model": body.get("model", ""),
+            "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+        }).encode()  # fmt: skip
+        head = (
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n\r\n"
+        ).encode()
+        if not act.startswith("drip:"):
+            self.wfile.write(head + data)
+            return
+        gap = float(act.split(":", 1)[1])
+        for i in range(len(head + data)):
+            if self.server.stopping.wait(gap):
+                return
+            try:
+                self.wfile.write((head + data)[i : i + 1])
+                self.wfile.flush()
+            except OSError:  # the client gave up: what a deadline should do
+                return

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from tempogen.errors import InputFileError, MissingFileError
+from tempogen.io import parse_json, read_json, read_text
 
 PathLike = str | os.PathLike[str]
 
@@ -76,14 +76,14 @@ def _records(path: Path, problems: _Problems) -> Iterator[tuple[str, dict[str, A
     non-objects become problems.
     """
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        problems.add(path, f"cannot read: {exc}")
+        text = read_text(path, "predictions")
+    except InputFileError as exc:
+        problems.add(path, str(exc).removeprefix(f"{path}: "))
         return
     if path.suffix.lower() == ".json":
         try:
-            doc = json.loads(text)
-        except json.JSONDecodeError:
+            doc = parse_json(text, path)
+        except InputFileError:
             doc = None
         if isinstance(doc, list):
             for i, row in enumerate(doc):
@@ -101,9 +101,9 @@ def _records(path: Path, problems: _Problems) -> Iterator[tuple[str, dict[str, A
         if not line.strip():
             continue
         try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            problems.add(f"{path}:{n}", f"not valid JSON: {exc.msg}")
+            row = parse_json(line, path, n)
+        except InputFileError as exc:
+            problems.add(f"{path}:{n}", str(exc).removeprefix(f"{path}:{n}: "))
             continue
         if not isinstance(row, dict):
             problems.add(f"{path}:{n}", f"expected a JSON object, got {type(row).__name__}")
@@ -125,13 +125,10 @@ def _short(text: str | None, n: int = 60) -> str:
 
 
 def _load_json(path: Path) -> Any:
-    """A dataset JSON file; errors name the file."""
+    """A dataset JSON file (:func:`tempogen.io.read_json`); errors name the file and line."""
     if not path.is_file():
         raise MissingFileError(f"{path}: no such file")
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputFileError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
+    return read_json(path, "dataset file")
 
 
 def _ordered(keys: Iterable[str], first: Sequence[str]) -> list[str]:

@@ -22,8 +22,8 @@ failures are retried with the caption generator's client.
 from __future__ import annotations
 
 import base64
-import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -47,10 +47,17 @@ from tempogen.builders.eval.answers import parse_choice
 from tempogen.builders.eval.vinoground import load_vinoground
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.generators.pairs import GAP_SECONDS
-from tempogen.io import write_json, write_jsonl
+from tempogen.io import read_json, write_json, write_jsonl
 from tempogen.labels import Labels
 from tempogen.manifest import read_manifest
-from tempogen.retrieval.llm import LLMConfig, LLMResult, ask_chat, cache_key, chat_client
+from tempogen.retrieval.llm import (
+    LLMConfig,
+    LLMResult,
+    ask_chat,
+    cache_key,
+    chat_client,
+    read_cached_reply,
+)
 from tempogen.video import probe
 
 LETTERS = "ABCDEFGH"
@@ -92,6 +99,7 @@ class _Asker:
         self.config, self.cache = config, cache
         self.client = chat_client(config)
         self.sleep = sleep or time.sleep
+        self.notify = lambda line: tqdm.write(f"tempogen: {line}", file=sys.stderr)
         self.stats = LLMResult(pairs=[])
         self.asked = self.cache_hits = 0
 
@@ -99,9 +107,13 @@ class _Asker:
         key = cache_key(self.config.base_url, self.config.model, messages)
         path = self.cache / key[:2] / f"{key}.json"
         if path.is_file():
-            self.cache_hits += 1
-            return json.loads(path.read_text(encoding="utf-8"))["response"]
-        reply = ask_chat(self.client, self.config, messages, self.sleep, self.stats)
+            cached, why = read_cached_reply(path)
+            if cached is not None:
+                self.cache_hits += 1
+                return cached
+            self.stats.log.append(f"{path}: damaged cache entry ({why}); asked again")
+            self.notify(self.stats.log[-1])
+        reply = ask_chat(self.client, self.config, messages, self.sleep, self.stats, self.notify)
         write_json(path, {"model": self.config.model, "response": reply})
         self.asked += 1
         return reply
@@ -264,12 +276,7 @@ def _run_tomato(
 
 
 def _load_list(path: Path) -> list[dict[str, Any]]:
-    if not path.is_file():
-        raise MissingFileError(f"{path}: no such file")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputFileError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
+    data = read_json(path, "export")
     if not isinstance(data, list) or not all(isinstance(q, dict) for q in data):
         raise InputFileError(f"{path}: expected a JSON list of objects")
     return data

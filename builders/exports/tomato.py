@@ -18,7 +18,7 @@ import cv2
 import numpy as np
 
 from tempogen.errors import InputFileError, MissingFileError
-from tempogen.io import write_text
+from tempogen.io import parse_json, read_json, read_text, write_text
 from tempogen.questions import TASKS, VARIATION_KEYS
 from tempogen.video import VideoError, place_video
 
@@ -155,10 +155,7 @@ def export_tomato(rows: list[dict], manifest_dir: Path, out_dir: Path) -> dict[s
 
 def _read_data(path: Path) -> dict[str, dict[str, Any]]:
     """Load one ``data/{type}.json``; a malformed file raises an error naming it."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputFileError(f"{path}: not valid JSON: {exc.msg}") from exc
+    data = read_json(path, "TOMATO data file")  # a repeated question id is refused, not dropped
     if not isinstance(data, dict):
         raise InputFileError(f"{path}: expected a JSON object keyed by question id")
     return data
@@ -276,13 +273,10 @@ def check_data_file(path: str | os.PathLike[str]) -> tuple[int, list[str]]:
     """
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        return 0, [f"{path}: cannot read: {exc}"]
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        return 0, [f"{path}:{exc.lineno}: not valid JSON: {exc.msg}"]
+        text = read_text(path, "TOMATO data file")
+        data = parse_json(text, path)  # a repeated question id names both lines
+    except InputFileError as exc:
+        return 0, [str(exc)]
     if not isinstance(data, dict):
         return 0, [f"{path}: expected a JSON object keyed by question id"]
     if path.stem not in TASKS:

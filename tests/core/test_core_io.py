@@ -7,15 +7,18 @@ import json
 import os
 import re
 import stat
+import subprocess
+import sys
 
 import pytest
 
-from tempogen.errors import MissingFileError
+from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import (
     OutputError,
     atomic_path,
     content_hash,
     dumps,
+    load_yaml,
     read_jsonl,
     write_bytes,
     write_json,
@@ -173,3 +176,107 @@ def test_a_lone_surrogate_in_json_lines_names_file_line_and_field(tmp_path) -> N
     assert "m.jsonl:2: labels.tags[1]: holds a lone surrogate" in str(err.value)
     path.write_text('{"id": "ok", "text": "caf\\u00e9 \\ud83d\\ude00"}\n')  # a real pair: fine
     assert read_jsonl(path) == [{"id": "ok", "text": "café 😀"}]
+
+
+# parsing through the CLI (issue 25): duplicate keys, YAML 1.2 floats, bounded reads ----------
+
+
+def _tempogen(*args: str, memory: int | None = None) -> subprocess.CompletedProcess:
+    """The real command; ``memory`` caps its address space, so a read without bound fails
+    fast instead of filling the machine."""
+    import resource
+
+    def cap() -> None:
+        if memory is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+
+    return subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", *args],
+        capture_output=True, text=True, timeout=120, preexec_fn=cap,
+    )  # fmt: skip
+
+
+def test_a_yaml_key_given_twice_names_both_lines(tmp_path):
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("seed: 1\nsize: [64, 64]\nfps: 10\nseed: 2\n")
+    proc = _tempogen("generate", "--config", str(cfg), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"{cfg}:4: seed: key appears twice in one mapping (first on line 1)" in proc.stderr
+    assert not (tmp_path / "out").exists()
+    nested = tmp_path / "p.yaml"
+    nested.write_text(
+        "fast:\n  - speed: {factor: 2}\nslow:\n  - speed:\n      factor: 0.5\n      factor: 2\n"
+    )
+    with pytest.raises(
+        InputFileError, match=r"p\.yaml:6: slow\[0\]\.speed\.factor: key appears twice .*line 5"
+    ):
+        load_yaml(nested, "pipeline")
+
+
+def test_yaml_reads_exponent_floats_as_yaml_1_2_does(tmp_path):
+    """``1.0e9`` and ``1e-5`` are numbers (YAML 1.1 read them as strings, so a config said
+    "expected a number"); integers, "08" and words stay what they were."""
+    f = tmp_path / "x.yaml"
+    f.write_text("a: 1.0e9\nb: 1e-5\nc: -2.5E+3\nd: .5e1\ne: 12\nf: '1e3'\ng: 08\nh: e5\ni: 1.5\n")
+    data, _ = load_yaml(f, "x")
+    assert data == {"a": 1e9, "b": 1e-5, "c": -2500.0, "d": 5.0, "e": 12, "f": "1e3",
+                    "g": "08", "h": "e5", "i": 1.5}  # fmt: skip
+    assert all(type(data[k]) is float for k in "abcdi") and type(data["e"]) is int
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text("seed: 1\nduration: [1.0e9, 2.0e9]\n")
+    proc = _tempogen("generate", "--config", str(cfg), "--out", str(tmp_path / "out"))
+    assert proc.returncode == 2, proc.stderr
+    assert f"{cfg}:2: duration[0]: must be <= 600.0, got 1000000000.0" in proc.stderr
+
+
+def test_a_config_from_a_device_is_refused_after_the_size_cap(tmp_path):
+    proc = _tempogen("generate", "--config", "/dev/zero", "--out", str(tmp_path / "out"),
+                     memory=2 << 30)  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    assert "/dev/zero: config is over the 1,048,576 limit of bytes read" in proc.stderr
+
+
+def test_a_json_key_given_twice_names_both_lines(tmp_path):
+    """JSON keeps the last of two equal keys without a word; every reader refuses it."""
+    from tempogen.io import read_json
+
+    rows = tmp_path / "m.jsonl"
+    rows.write_text('{"id": "a", "task": "count"}\n{"id": "b", "task": "count", "id": "c"}\n')
+    with pytest.raises(InputFileError, match=r"m\.jsonl:2: key 'id' appears twice .*same line"):
+        read_jsonl(rows)
+    doc = tmp_path / "d.json"
+    doc.write_text('{"0": {"answer": 1},\n "1": {"answer": 2,\n       "answer": 0}}\n')
+    with pytest.raises(InputFileError, match=r"d\.json:3: key 'answer' appears twice .*line 2"):
+        read_json(doc)
+    # the first repeat in reading order is named, with its own lines, however deep
+    doc.write_text('{"a": 1,\n "b": {"c": 1,\n       "c": 2},\n "a": 3}\n')
+    with pytest.raises(InputFileError, match=r"d\.json:3: key 'c' appears twice .*line 2"):
+        read_json(doc)
+    # keys equal in different objects are no repeat
+    doc.write_text('[{"a": 1}, {"a": 2, "b": {"a": 3}}]')
+    assert read_json(doc) == [{"a": 1}, {"a": 2, "b": {"a": 3}}]
+
+
+def test_import_tomato_refuses_a_question_id_given_twice(tmp_path):
+    data = tmp_path / "T" / "data"
+    data.mkdir(parents=True)
+    entry = {"question": "q?", "options": ["1", "2"], "answer": 0, "key": "k",
+             "demonstration_type": "simulated"}  # fmt: skip
+    text = (
+        "{\n" + f' "0": {json.dumps(entry)},\n "0": {json.dumps({**entry, "answer": 1})}\n' + "}\n"
+    )
+    (data / "count.json").write_text(text)
+    proc = _tempogen("import", "tomato", str(tmp_path / "T"), "-q")
+    assert proc.returncode == 2, proc.stderr
+    assert (
+        f"{data / 'count.json'}:3: key '0' appears twice in one object (first on line 2)"
+        in proc.stderr
+    )
+    assert not (tmp_path / "T" / "manifest.jsonl").exists()
+
+
+def test_a_non_utf8_json_lines_file_names_the_line(tmp_path):
+    f = tmp_path / "m.jsonl"
+    f.write_bytes(b'{"id": "a"}\n{"id": "caf\xe9"}\n')
+    with pytest.raises(InputFileError, match=r"m\.jsonl:2: not UTF-8 text"):
+        read_jsonl(f)

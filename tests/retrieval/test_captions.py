@@ -7,7 +7,7 @@ from collections import Counter
 
 import pytest
 
-from tempogen.io import OutputError
+from tempogen.errors import MissingFileError
 from tempogen.retrieval.audit import words
 from tempogen.retrieval.captions import (
     MAJORS,
@@ -138,5 +138,5 @@ def test_load_errors_name_file_and_line(tmp_path, name, text, where, what):
 
 
 def test_load_missing_file_names_it(tmp_path):
-    with pytest.raises(OutputError, match="nope.csv: no such file"):
+    with pytest.raises(MissingFileError, match="nope.csv: no such file"):
         load_pairs(tmp_path / "nope.csv")

@@ -63,7 +63,7 @@ def test_vatex_errors_name_file_and_index(tmp_path: Path) -> None:
         load_vatex(f)
     broken = tmp_path / "broken.json"
     broken.write_text('[{"videoID": "a_000001_000002",\n "enCap": [}]')
-    with pytest.raises(CorpusError, match=r"broken\.json: not valid JSON at line 2"):
+    with pytest.raises(CorpusError, match=r"broken\.json:2: not valid JSON"):
         load_vatex(broken)
 
 

@@ -317,3 +317,106 @@ def test_llm_settings_from_yaml_name_file_line_and_field(flaky, tmp_path):
     bad.write_text("model: m\nretries: 3\n")
     with pytest.raises(LLMError, match=rf"{bad}:2: retries: unknown setting"):
         load_llm_options(bad)
+
+
+# deadlines and bounds (issue 25) -------------------------------------------------------------
+
+
+def _cli_timed(limit_s: float, *args: str) -> Any:
+    """The command, or a test failure naming how long it ran past ``limit_s``."""
+    import subprocess
+    import sys
+
+    try:
+        return subprocess.run(
+            [sys.executable, "-m", "tempogen.cli", "captions", "generate", "--source", "llm",
+             *args],
+            capture_output=True, text=True, timeout=limit_s,
+        )  # fmt: skip
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"still running after {limit_s} s: a wait without bound")
+
+
+def test_a_dripping_server_is_cut_at_the_whole_request_deadline(tmp_path):
+    """One byte every 0.2 s keeps every socket read under the timeout; a 1 s deadline for the
+    whole request still ends each attempt, and two attempts end the run with a clear error."""
+    from openai_server import ScriptedServer
+
+    server = ScriptedServer({1: "drip:0.2", 2: "drip:0.2"}, reply_for_round(1))
+    with running(server, limit_s=120):
+        proc = _cli_timed(40, "-n", "5", "--base-url", server.url, "--model", "m",
+                          "--timeout", "1", "--max-attempts", "2",
+                          "--out", str(tmp_path / "p.jsonl"))  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert "timed out: no complete reply within the 1 s deadline" in proc.stderr
+    assert "gave up after 2 attempts" in proc.stderr
+    assert server.requests == 2 and not (tmp_path / "p.jsonl").exists()
+
+
+def test_retry_after_is_capped_and_announced_with_the_wait(tmp_path):
+    """Retry-After: 120 is waited for max_backoff (0.5 s here) at most, and stderr says so:
+    the wait, what the server asked, the cap and the attempt that comes next."""
+    from openai_server import ScriptedServer
+
+    server = ScriptedServer({1: "retry-after:120"}, reply_for_round(1))
+    settings = tmp_path / "llm.yaml"
+    with running(server, limit_s=120):
+        settings.write_text(f"base_url: {server.url}\nmodel: m\nmax_backoff: 0.5\n")
+        proc = _cli_timed(40, "-n", "5", "--llm-config", str(settings),
+                          "--out", str(tmp_path / "p.jsonl"))  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    assert (
+        f"tempogen: {server.url} (model m): HTTP 429: Error code: 429 - slow down; waiting 0.5 s "
+        "(Retry-After 120s, capped at max_backoff 0.5s) before attempt 2 of 5"
+    ) in proc.stderr, proc.stderr
+    assert server.requests == 2
+    assert len((tmp_path / "p.jsonl").read_text().splitlines()) == 5
+
+
+@pytest.mark.parametrize(
+    ("args", "flag"),
+    [
+        (["--max-attempts", "0"], "--max-attempts"),
+        (["--max-attempts", "-3"], "--max-attempts"),
+        (["--max-attempts", "51"], "--max-attempts"),
+        (["--timeout", "0"], "--timeout"),
+        (["--timeout", "nan"], "--timeout"),
+        (["--timeout", "1e9"], "--timeout"),
+        (["-n", "100000"], "-n"),
+        (["-n", "-5"], "-n"),
+    ],
+)
+def test_costly_llm_options_are_bounded_up_front(args, flag, tmp_path):
+    url = closed_port_url()
+    proc = _cli_timed(60, "--base-url", url, "--model", "m", "--out", str(tmp_path / "p.jsonl"),
+                      *args)  # fmt: skip
+    assert proc.returncode == 2, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert f"argument {flag}: must be within" in proc.stderr, proc.stderr
+    assert not (tmp_path / "p.jsonl").exists()
+
+
+def test_a_damaged_cache_entry_is_reported_and_asked_again(flaky, tmp_path):
+    import subprocess
+    import sys
+
+    cache, out = tmp_path / "cache", tmp_path / "p.jsonl"
+    cmd = [sys.executable, "-m", "tempogen.cli", "captions", "generate", "--source", "llm",
+           "-n", "5", "--base-url", flaky.url, "--model", "fake-gpt", "--cache-dir", str(cache),
+           "--out", str(out)]  # fmt: skip
+    assert subprocess.run(cmd, capture_output=True, timeout=60).returncode == 0
+    (entry,) = cache.glob("*.json")
+    entry.write_bytes(b'{"response": "half')
+    asked = len(flaky.requests)
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert f"{entry}: damaged cache entry (not JSON" in proc.stderr
+    assert len(flaky.requests) > asked and json.loads(entry.read_text())["response"]
+
+
+def test_llm_config_refuses_zero_attempts_in_the_library_too():
+    from tempogen.errors import ConfigurationError
+
+    with pytest.raises(ConfigurationError, match="max_attempts: must be within 1..50, got 0"):
+        LLMConfig("http://127.0.0.1:9/v1", "k", "m", max_attempts=0)

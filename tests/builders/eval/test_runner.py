@@ -399,3 +399,43 @@ def test_vinoground_captions_come_from_the_csv_not_the_question_wording(dataset,
     assert [r["response"] for r in replies] == [gt[r["idx"]] for r in replies]
     vino_scores = json.loads((out / "scores.json").read_text())["vinoground"]["models"]["toy"]
     assert (vino_scores["text"], vino_scores["video"], vino_scores["group"]) == (100.0,) * 3
+
+
+@pytest.mark.slow
+def test_a_damaged_reply_cache_entry_is_reported_and_asked_again(dataset, model, tmp_path):
+    """A cache entry cut short (a killed run, a full disk) is named on stderr and asked again;
+    the rerun's predictions equal the first run's (issue 25: it was a JSONDecodeError)."""
+    out, cache = tmp_path / "preds.jsonl", tmp_path / "cache"
+    args = [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(dataset),
+            "--endpoint", model.url, "--model", "toy", "--settings", "uniform16", "--set",
+            "tomato", "--limit", "2", "--out", str(out), "--cache", str(cache), "-q"]  # fmt: skip
+    first = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr[-3000:]
+    entries = sorted(cache.rglob("*.json"))
+    assert len(entries) == 2
+    entries[0].write_bytes(b'{"model": "toy", "respo')
+    entries[1].write_bytes(b"\xff\xfe not even text")
+    before = out.read_bytes()
+    again = subprocess.run(args, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr[-3000:]
+    assert "Traceback" not in again.stderr
+    for entry in entries:
+        assert f"tempogen: {entry}: damaged cache entry (not JSON" in again.stderr
+        assert json.loads(entry.read_text())["response"].startswith("Answer: ")
+    assert "asked 2, from cache 0" in again.stdout
+    assert out.read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"), [("--attempts", "0"), ("--attempts", "-2"), ("--limit", "0")]
+)
+def test_eval_run_costly_options_are_bounded_up_front(flag, value, tmp_path):
+    proc = subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(tmp_path),
+         "--endpoint", "http://127.0.0.1:9/v1", "--model", "toy", flag, value,
+         "--out", str(tmp_path / "run"), "-q"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    assert f"argument {flag}: must be within" in proc.stderr
+    assert not (tmp_path / "run").exists()
