@@ -440,7 +440,7 @@ def _percent(text: str) -> float:
 
 
 def _positive_int(text: str) -> int:
-    """A count of at least 1 (``--sample``, ``--jobs``)."""
+    """A count of at least 1 (``--sample``)."""
     try:
         value = int(text)
     except ValueError:
@@ -550,9 +550,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="verify an evenly spread sample of N rows",
     )
-    v.add_argument(
-        "-j", "--jobs", type=_positive_int, default=None, help="worker processes (default 1)"
-    )
+    v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
     v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _plugins_option(v)
     _executor_options(v, "local")

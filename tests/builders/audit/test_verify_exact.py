@@ -116,7 +116,6 @@ def test_a_lower_pass_mark_is_explicit(built) -> None:
         ("--min", "most", "expected a percentage from 0 to 100, got 'most'"),
         ("--sample", "-3", "expected a whole number of at least 1, got '-3'"),
         ("--sample", "0", "expected a whole number of at least 1, got '0'"),
-        ("--jobs", "0", "expected a whole number of at least 1, got '0'"),
     ],
 )
 def test_bad_pass_marks_and_counts_are_usage_errors(tmp_path, option, value, says) -> None:
