@@ -103,7 +103,7 @@ class Declared:
     reason: str
 
 
-# Why a row cannot be verified, in the order the report lists them.
+# Why a row cannot be verified from pixels (the report groups rows by these).
 FREE_WORDS = "answer in free words"
 DECLARED_EDIT = "edited from declared facts"
 NO_STATES = "declared fact, no per-frame labels"
