@@ -20,6 +20,8 @@ Clips with declared facts have no states to check against, but every op's time m
 which object is faster also survive frames shown backwards); a mapped kernel states the time
 map it is sound for (``forward`` by default, ``backward`` for time reversal, ``repeat`` for a
 loop). An op that plays the second half first and declares a direction preserved is refused.
+Its per-frame transforms are known too (:func:`check_space`): a direction declared preserved
+under a flip or a turn of the picture, or a spin's sense under a flip, is refused.
 """
 
 from __future__ import annotations
@@ -30,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from tempogen.editing.clip import similarity_parts
 from tempogen.errors import EditError
 from tempogen.facts import get_fact
 from tempogen.labels import Labels
@@ -81,6 +84,10 @@ _TIME_WORDS = {
 # Facts whose answer does not depend on which way time runs: the same count, the same drawn
 # shape and the same faster object whether a clip plays forwards or backwards.
 ORDER_FREE = frozenset({"count", "trajectory", "faster"})
+# Facts whose answer no flip, turn or zoom of the picture changes (nothing in them says where on
+# screen or which way round); a turn also keeps a spin's sense, a reflection does not.
+ORIENTATION_FREE = frozenset({"speed", "frequency", "count", "order", "trajectory", "approach"})
+TURN_FREE = ORIENTATION_FREE | {"rotation"}
 
 
 def mapped(name: str, kernel: Kernel, time: str = FORWARD) -> Effect:
@@ -176,3 +183,23 @@ def check_time(op: str, effect: Effect, fact: str, sel: np.ndarray | None) -> No
         f"{' or '.join(_TIME_WORDS[t] for t in need)}, but {shown} (a clip without per-frame "
         "states has nothing else to check the declaration by)",
     )
+
+
+def check_space(op: str, effect: Effect, fact: str, maps: np.ndarray) -> None:
+    """Refuse ``preserved`` for a fact that the op's per-frame picture transforms ``maps``
+    (output from input pixels) can change: a flip or a turn for a direction (and facts not
+    known to be free of orientation), a flip for a spin's sense."""
+    if effect.kind != "preserved" or fact in ORIENTATION_FREE:
+        return
+    for j, m in enumerate(maps):
+        _, angle, reflected = similarity_parts(m)
+        turned = not reflected and abs((angle + 180.0) % 360.0 - 180.0) > 1e-6
+        if reflected or (turned and fact not in TURN_FREE):
+            what = "flips" if reflected else f"turns ({angle:.0f} degrees)"
+            raise refusal(
+                op,
+                fact,
+                f"declared preserved, but it {what} the picture at output frame {j}, which "
+                "changes this answer (a clip without per-frame states has nothing else to "
+                "check the declaration by)",
+            )

@@ -130,10 +130,13 @@ class Op:
         if clip.labels is not None and not isinstance(self, TimeOp | SpaceOp):
             _check_states_follow(label, clip, out, sel)
         if clip.facts:
+            rel = None if sel is None else _relative_maps(clip, out, sel)
             moved = {}
             for k, v in clip.facts.items():
                 if k != "segments":
                     E.check_time(label, declared[k], k, sel)
+                    if rel is not None:
+                        E.check_space(label, declared[k], k, rel)
                 moved[k] = v if k == "segments" else declared[k].map(k, v)
             out = out.evolve(facts=moved)
         if clip.labels is not None and out.labels is not None:
@@ -196,6 +199,11 @@ def _invert(maps: np.ndarray) -> np.ndarray:
     return np.concatenate([lin, t[:, :, None]], axis=2)
 
 
+def _relative_maps(clip: Clip, out: Clip, sel: np.ndarray) -> np.ndarray:
+    """Per output frame, the map from the input frame it shows (``sel``) to output pixels."""
+    return compose(out.affine, _invert(clip.affine[sel]))
+
+
 def _check_states_follow(label: str, clip: Clip, out: Clip, sel: np.ndarray | None) -> None:
     """Refuse an op with its own ``apply`` whose output states are not the input's states
     moved through the output's own time map and per-frame transforms."""
@@ -208,7 +216,7 @@ def _check_states_follow(label: str, clip: Clip, out: Clip, sel: np.ndarray | No
         )
     if out.labels is None:
         raise EditError(f"{label}: the output lost the input's per-frame labels")
-    rel = compose(out.affine, _invert(clip.affine[sel]))
+    rel = _relative_maps(clip, out, sel)
     want = algebra.retime(clip.labels, sel)
     if not np.allclose(rel, np.broadcast_to(np.eye(2, 3), rel.shape), atol=1e-9):
         want = algebra.move(want, rel, out.size, label)

@@ -25,6 +25,7 @@ from tempogen.editing import (
     Clip,
     Composite,
     Concat,
+    Crop,
     EditError,
     Loop,
     Mirror,
@@ -234,7 +235,7 @@ class HalfSwap(TimeOp):
         return np.concatenate([np.arange(h, clip.num_frames), np.arange(h)])
 
 
-def _declared(fact: str, value, n: int = 12) -> Clip:
+def _with_facts(fact: str, value, n: int = 12) -> Clip:
     return Clip.from_array(np.zeros((n, 16, 16, 3), np.uint8), 4.0, facts={fact: value})
 
 
@@ -245,7 +246,7 @@ def test_a_lying_time_op_is_refused_on_declared_facts(fact) -> None:
     (a count or a drawn shape gains a jump at the seam)."""
     value = get_fact(fact).value(BY_FACT.get(fact, [("", "left-down")])[0][1])
     with pytest.raises(EditError) as e:
-        HalfSwap()(_declared(fact, value))
+        HalfSwap()(_with_facts(fact, value))
     msg = str(e.value)
     assert msg.startswith(f"half_swap_test: cannot transform label {fact!r} soundly: declared")
     assert "but output frame 6 shows input frame 0 after 11" in msg
@@ -253,7 +254,7 @@ def test_a_lying_time_op_is_refused_on_declared_facts(fact) -> None:
 
 def test_the_half_swap_would_have_shipped_a_wrong_sequence() -> None:
     """What the check stops: the declared kernel would carry "left then down" across."""
-    clip = _declared("direction", ("left", "down"))
+    clip = _with_facts("direction", ("left", "down"))
     assert HalfSwap().effect("direction").map("direction", clip.facts["direction"]) == (
         "left",
         "down",
@@ -278,7 +279,7 @@ def test_a_reversal_declared_for_frames_in_order_is_refused() -> None:
         EditError,
         match=r"time_reversal, which holds only for the frames shown in reverse order, but output frame 1 shows input frame 1 after 0",
     ):
-        FakeReverse()(_declared("direction", ("left", "down")))
+        FakeReverse()(_with_facts("direction", ("left", "down")))
 
 
 @pytest.mark.parametrize(
@@ -295,7 +296,7 @@ def test_a_reversal_declared_for_frames_in_order_is_refused() -> None:
     ids=lambda v: getattr(v, "name", None),
 )
 def test_builtin_ops_keep_working_on_declared_facts(op, fact, before, after) -> None:
-    out = op(_declared(fact, before))
+    out = op(_with_facts(fact, before))
     assert get_fact(fact).key(out.facts[fact]) == get_fact(fact).key(after)
 
 
@@ -311,7 +312,54 @@ def test_a_liar_cannot_hide_behind_negative_frame_numbers() -> None:
             return np.concatenate([np.arange(h, n) - n, np.arange(h)])
 
     with pytest.raises(EditError, match=r"sneaky_test: select\(\) must give frame numbers 0..11"):
-        Sneaky()(_declared("direction", ("left", "down")))
+        Sneaky()(_with_facts("direction", ("left", "down")))
+
+
+class LyingFlip(Mirror):
+    """A flip that claims every answer survives."""
+
+    def effect(self, fact: str) -> Effect:
+        return PRESERVED
+
+
+class LyingTurn(Rotate):
+    """A quarter turn that claims every answer survives."""
+
+    def effect(self, fact: str) -> Effect:
+        return PRESERVED
+
+
+@pytest.mark.parametrize(
+    ("op", "fact", "value", "what"),
+    [
+        (LyingFlip("horizontal"), "direction", ("left", "down"), "flips"),
+        (LyingFlip("vertical"), "rotation", ("cw",), "flips"),
+        (LyingTurn(90), "direction", ("left", "down"), "turns (90 degrees)"),
+    ],
+    ids=["flip-direction", "flip-rotation", "turn-direction"],
+)
+def test_a_lying_space_op_is_refused_on_declared_facts(op, fact, value, what) -> None:
+    with pytest.raises(EditError) as e:
+        op(_with_facts(fact, value))
+    assert f"cannot transform label {fact!r} soundly: declared preserved, but it {what}" in str(
+        e.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("op", "fact", "value"),
+    [
+        (LyingTurn(90), "rotation", ("cw",)),  # a turned picture spins the same way
+        (LyingFlip("horizontal"), "count", 3),
+        (LyingFlip("horizontal"), "trajectory", "triangle"),
+        (LyingFlip("horizontal"), "speed", "accelerating"),
+        (Crop((2, 2, 12, 12), size=(20, 20)), "direction", ("left", "down")),
+    ],
+    ids=["turn-rotation", "flip-count", "flip-trajectory", "flip-speed", "crop-direction"],
+)
+def test_orientation_free_declarations_pass(op, fact, value) -> None:
+    out = op(_with_facts(fact, value))
+    assert get_fact(fact).key(out.facts[fact]) == get_fact(fact).key(value)
 
 
 def test_time_shapes() -> None:
@@ -382,7 +430,7 @@ def test_an_op_with_its_own_apply_that_moves_both_is_accepted(tiny) -> None:
     out = OwnApply()(tiny)
     assert out.labels.subject.x.tolist() == tiny.labels.subject.x[::-1].tolist()
     # and on declared facts its traced time map (backwards) is checked like a TimeOp's
-    assert OwnApply()(_declared("count", 2)).facts == {"count": 2}
+    assert OwnApply()(_with_facts("count", 2)).facts == {"count": 2}
 
 
 def test_an_op_with_its_own_apply_on_a_new_source_is_refused(tiny) -> None:
@@ -397,7 +445,7 @@ def test_an_op_with_its_own_apply_on_a_new_source_is_refused(tiny) -> None:
     with pytest.raises(EditError, match="new_source_test: its output frames cannot be traced"):
         NewSource()(tiny)
     with pytest.raises(EditError, match="'direction'.*time map is unknown"):
-        NewSource()(_declared("direction", ("left",)))
+        NewSource()(_with_facts("direction", ("left",)))
 
 
 # -- through the command line: a user's plugin op ---------------------------------------------
