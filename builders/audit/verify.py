@@ -7,10 +7,11 @@ from the manifest: each object's colour, size and role, what the question asks a
 where an invisible floor line lies. Every position, turn and lit state comes from pixels.
 
 Rows without per-frame labels cannot be checked this way: an external clip's declared answer,
-a variant edited from one (``"verified": "declared"``), or an answer in free words. They are
-listed apart as "declared, not verified" and never counted as agreeing. (The pixel readers
-find objects by the colours and sizes the per-frame labels record; an external clip records
-none, and a reader that guessed which pixels are the subject would certify a guess.)
+a row marked ``"verified": "declared"`` (an edit of one, an imported TOMATO answer), or an
+answer in free words. They are listed apart as "declared, not verified" and never counted as
+agreeing. (The pixel readers find objects by the colours and sizes the per-frame labels
+record; an external clip records none, and a reader that guessed which pixels are the
+subject would certify a guess.)
 """
 
 from __future__ import annotations
@@ -105,7 +106,7 @@ class Declared:
 
 # Why a row cannot be verified from pixels (the report groups rows by these).
 FREE_WORDS = "answer in free words"
-DECLARED_EDIT = "edited from declared facts"
+DECLARED_MARK = "marked verified: declared"
 NO_STATES = "declared fact, no per-frame labels"
 
 
@@ -117,7 +118,7 @@ def declared_reason(row: dict[str, Any]) -> str | None:
     if not row.get("answer_key") or not labels:
         return FREE_WORDS
     if row.get("verified") == "declared":
-        return DECLARED_EDIT
+        return DECLARED_MARK
     return NO_STATES
 
 

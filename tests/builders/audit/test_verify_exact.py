@@ -134,7 +134,7 @@ def test_declared_rows_are_listed_apart_never_agreed(built) -> None:
     out = res.stdout.strip().splitlines()
     assert out == [
         "DECLARED, not verified (declared fact, no per-frame labels): ext-declared",
-        "DECLARED, not verified (edited from declared facts): ext-declared~rev",
+        "DECLARED, not verified (marked verified: declared): ext-declared~rev",
         "DECLARED, not verified (answer in free words): ext-words",
         "verified 3/3 (100.0%); 3 declared, not verified",
     ]
