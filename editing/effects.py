@@ -13,6 +13,15 @@ A fact an op does not declare is unknown, and the op refuses any question about 
 is safe before anyone has thought about it. For clips with per-frame states the declaration is
 also checked: the answer read from the edited states must equal what the declaration says, or
 the edit is refused (a wrong label is the worst bug a benchmark can have).
+
+Clips with declared facts have no states to check against, but every op's time map is known
+(output frame ``j`` shows input frame ``sel[j]``), so a declaration is checked against it
+(:func:`check_time`): ``preserved`` needs the frames shown in order (a count, a drawn shape or
+which object is faster also survive frames shown backwards); a mapped kernel states the time
+map it is sound for (``forward`` by default, ``backward`` for time reversal, ``repeat`` for a
+loop). An op that plays the second half first and declares a direction preserved is refused.
+Its per-frame transforms are known too (:func:`check_space`): a direction declared preserved
+under a flip or a turn of the picture, or a spin's sense under a flip, is refused.
 """
 
 from __future__ import annotations
@@ -21,6 +30,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
+from tempogen.editing.clip import similarity_parts
 from tempogen.errors import EditError
 from tempogen.facts import get_fact
 from tempogen.labels import Labels
@@ -35,6 +47,7 @@ class Effect:
     kind: str  # "preserved", "mapped", "states" or "unknown"
     kernel_name: str = ""
     kernel: Kernel | None = None
+    time: str = ""  # a mapped kernel: the time map it is sound for (FORWARD, BACKWARD, REPEAT)
 
     def map(self, fact: str, value: Any) -> Any:
         """The answer after the edit, from the answer before (preserved or mapped)."""
@@ -58,9 +71,31 @@ FROM_STATES = Effect("states")
 UNKNOWN = Effect("unknown")
 
 
-def mapped(name: str, kernel: Kernel) -> Effect:
-    """An effect that maps the answer through ``kernel(fact, value)``, named for messages."""
-    return Effect("mapped", name, kernel)
+# Time maps (output frame j shows input frame sel[j]) a declaration can be sound for.
+FORWARD = "forward"  # never steps back: speed changes, trims, spatial ops
+BACKWARD = "backward"  # never steps forward: time reversal
+REPEAT = "repeat"  # one forward pass shown several times over: a loop
+TIMES = (FORWARD, BACKWARD, REPEAT)
+_TIME_WORDS = {
+    FORWARD: "the frames shown in order",
+    BACKWARD: "the frames shown in reverse order",
+    REPEAT: "one pass in order, repeated",
+}
+# Facts whose answer does not depend on which way time runs: the same count, the same drawn
+# shape and the same faster object whether a clip plays forwards or backwards.
+ORDER_FREE = frozenset({"count", "trajectory", "faster"})
+# Facts whose answer no flip, turn or zoom of the picture changes (nothing in them says where on
+# screen or which way round); a turn also keeps a spin's sense, a reflection does not.
+ORIENTATION_FREE = frozenset({"speed", "frequency", "count", "order", "trajectory", "approach"})
+TURN_FREE = ORIENTATION_FREE | {"rotation"}
+
+
+def mapped(name: str, kernel: Kernel, time: str = FORWARD) -> Effect:
+    """An effect that maps the answer through ``kernel(fact, value)``, named for messages;
+    ``time`` is the time map the kernel is sound for (checked on clips with declared facts)."""
+    if time not in TIMES:
+        raise ValueError(f"{name}: time must be one of {TIMES}, got {time!r}")
+    return Effect("mapped", name, kernel, time)
 
 
 def by_dict(kernel: Callable[[dict[str, Any]], dict[str, Any]]) -> Kernel:
@@ -99,3 +134,72 @@ def check(op: str, effect: Effect, fact: str, expected: Any, edited: Labels) -> 
             fact,
             f"declared {effect.describe()} gives {want!r}, but the edited states show {got!r}",
         )
+
+
+def time_shapes(sel: np.ndarray | None) -> set[str]:
+    """Which of :data:`TIMES` the time map ``sel`` is (none for an unknown map, or frames
+    shown in any other order)."""
+    if sel is None or len(sel) == 0:
+        return set()
+    step = np.diff(np.asarray(sel))
+    out = set()
+    if (step >= 0).all():
+        out |= {FORWARD, REPEAT}
+    if (step <= 0).all():
+        out.add(BACKWARD)
+    back = np.flatnonzero(step < 0) + 1
+    if len(back) and len(sel) % back[0] == 0:
+        first = sel[: back[0]]
+        if np.array_equal(np.tile(first, len(sel) // back[0]), sel):
+            out.add(REPEAT)
+    return out
+
+
+def needed_times(effect: Effect, fact: str) -> tuple[str, ...]:
+    """The time maps under which ``effect`` on ``fact`` can hold (preserved or mapped)."""
+    if effect.kind == "preserved":
+        return (FORWARD, BACKWARD) if fact in ORDER_FREE else (FORWARD,)
+    if effect.kind == "mapped":
+        return (effect.time or FORWARD,)
+    return ()
+
+
+def check_time(op: str, effect: Effect, fact: str, sel: np.ndarray | None) -> None:
+    """Refuse a declared fact's effect that the op's time map ``sel`` (None: unknown) cannot
+    keep: without per-frame states, nothing else can show the declaration wrong."""
+    need = needed_times(effect, fact)
+    if not need or time_shapes(sel) & set(need):
+        return
+    if sel is None:
+        shown = "its output frames cannot be traced to the input's, so its time map is unknown"
+    else:
+        step = np.diff(np.asarray(sel))
+        j = int(np.flatnonzero(step < 0 if need[0] != BACKWARD else step > 0)[0]) + 1
+        shown = f"output frame {j} shows input frame {int(sel[j])} after {int(sel[j - 1])}"
+    raise refusal(
+        op,
+        fact,
+        f"declared {effect.describe()}, which holds only for "
+        f"{' or '.join(_TIME_WORDS[t] for t in need)}, but {shown} (a clip without per-frame "
+        "states has nothing else to check the declaration by)",
+    )
+
+
+def check_space(op: str, effect: Effect, fact: str, maps: np.ndarray) -> None:
+    """Refuse ``preserved`` for a fact that the op's per-frame picture transforms ``maps``
+    (output from input pixels) can change: a flip or a turn for a direction (and facts not
+    known to be free of orientation), a flip for a spin's sense."""
+    if effect.kind != "preserved" or fact in ORIENTATION_FREE:
+        return
+    for j, m in enumerate(maps):
+        _, angle, reflected = similarity_parts(m)
+        turned = not reflected and abs((angle + 180.0) % 360.0 - 180.0) > 1e-6
+        if reflected or (turned and fact not in TURN_FREE):
+            what = "flips" if reflected else f"turns ({angle:.0f} degrees)"
+            raise refusal(
+                op,
+                fact,
+                f"declared preserved, but it {what} the picture at output frame {j}, which "
+                "changes this answer (a clip without per-frame states has nothing else to "
+                "check the declaration by)",
+            )

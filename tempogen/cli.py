@@ -195,10 +195,23 @@ def _audit_verify(args: argparse.Namespace) -> int:
         print(
             f"DISAGREE {v.id}: manifest says {v.expected!r}, pixels say {v.seen!r} {v.detail}".rstrip()
         )
-    if report.skipped:
-        print(f"skipped {report.skipped} rows without per-frame labels")
-    print(f"verified {report.agreed}/{report.checked} ({report.percent:.1f}%)")
-    return 0 if report.checked and report.percent >= args.min else 1
+    reasons: dict[str, list[str]] = {}
+    for d in report.declared:
+        reasons.setdefault(d.reason, []).append(d.id)
+    for why, ids in reasons.items():
+        print(f"DECLARED, not verified ({why}): {', '.join(ids)}")
+    summary = f"verified {report.agreed}/{report.checked} ({report.percent:.1f}%)"
+    if report.declared:
+        summary += f"; {len(report.declared)} declared, not verified"
+    print(summary)
+    if not report.checked:
+        print("no row has per-frame labels: nothing was verified from pixels")
+        return 1
+    # exact by default: a pass mark below 100% only by an explicit --min
+    passed = 100 * report.agreed >= args.min * report.checked
+    if passed and report.disagreements:
+        print(f"{len(report.disagreements)} disagreement(s) accepted by --min {args.min:g}")
+    return 0 if passed else 1
 
 
 def _audit_validity(args: argparse.Namespace) -> int:
@@ -441,6 +454,28 @@ def _retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
+def _percent(text: str) -> float:
+    """``--min``: a finite percentage, 0 to 100."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0.0 <= value <= 100.0:  # also false for nan
+        raise argparse.ArgumentTypeError(f"expected a percentage from 0 to 100, got {text!r}")
+    return value
+
+
+def _positive_int(text: str) -> int:
+    """A count of at least 1 (``--sample``)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
+    return value
+
+
 def _module_names(text: str) -> tuple[str, ...]:
     """``--plugins a,b.c``: module names, comma-separated."""
     names = tuple(n.strip() for n in text.split(","))
@@ -536,12 +571,16 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--manifest", required=True, help="manifest (JSONL) to verify")
     v.add_argument(
         "--min",
-        type=float,
-        default=99.0,
-        help="agreement %% needed to exit 0 (default %(default)s)",
+        type=_percent,
+        default=100.0,
+        metavar="PERCENT",
+        help="agreement needed to exit 0, 0..100 (default 100: any disagreement exits 1)",
     )
     v.add_argument(
-        "--sample", type=int, default=None, help="verify an evenly spread sample of N rows"
+        "--sample",
+        type=_positive_int,
+        default=None,
+        help="verify an evenly spread sample of N rows",
     )
     v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
     v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")

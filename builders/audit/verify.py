@@ -5,6 +5,13 @@ find each object by its colour, measure positions, turns and lamp states, and an
 question from those measurements with the same observer the generator used. What is read
 from the manifest: each object's colour, size and role, what the question asks about, and
 where an invisible floor line lies. Every position, turn and lit state comes from pixels.
+
+Rows without per-frame labels cannot be checked this way: an external clip's declared answer,
+a row marked ``"verified": "declared"`` (an edit of one, an imported TOMATO answer), or an
+answer in free words. They are listed apart as "declared, not verified" and never counted as
+agreeing. (The pixel readers find objects by the colours and sizes the per-frame labels
+record; an external clip records none, and a reader that guessed which pixels are the
+subject would certify a guess.)
 """
 
 from __future__ import annotations
@@ -90,11 +97,42 @@ def _verify_noise(
 
 
 @dataclass(frozen=True)
+class Declared:
+    """A row whose answer rests on a declaration: nothing in it can be read from pixels."""
+
+    id: str
+    reason: str
+
+
+# Why a row cannot be verified from pixels (the report groups rows by these).
+FREE_WORDS = "answer in free words"
+DECLARED_MARK = "marked verified: declared"
+NO_STATES = "declared fact, no per-frame labels"
+
+
+def declared_reason(row: dict[str, Any]) -> str | None:
+    """Why ``row`` cannot be verified from pixels, or None when it has per-frame labels."""
+    labels = row.get("labels") or {}
+    if "tracks" in labels:
+        return None
+    if not row.get("answer_key") or not labels:
+        return FREE_WORDS
+    if row.get("verified") == "declared":
+        return DECLARED_MARK
+    return NO_STATES
+
+
+@dataclass(frozen=True)
 class Report:
-    """Agreement between manifest answers and pixel answers."""
+    """Agreement between manifest answers and pixel answers; the rows nothing could check."""
 
     verdicts: list[Verdict]
-    skipped: int
+    declared: list[Declared]
+
+    @property
+    def skipped(self) -> int:
+        """Rows not verified (declared): never counted as agreeing."""
+        return len(self.declared)
 
     @property
     def checked(self) -> int:
@@ -141,10 +179,18 @@ def verify_manifest(
     if sample is not None and sample < len(rows):
         step = len(rows) / sample
         rows = [rows[int(i * step)] for i in range(sample)]
-    results = []
-    for r in (executor or LocalExecutor(jobs)).imap(VERIFY, rows, path.parent, opened.plugins):
-        results.append(r)
+    declared, checkable = [], []
+    for row in rows:
+        why = declared_reason(row)
+        if why is None:
+            checkable.append(row)
+        else:
+            declared.append(Declared(str(row.get("id")), why))
+            if on_done:
+                on_done()
+    verdicts = []
+    for v in (executor or LocalExecutor(jobs)).imap(VERIFY, checkable, path.parent, opened.plugins):
+        verdicts.append(v)
         if on_done:
             on_done()
-    verdicts = [v for v in results if v is not None]
-    return Report(verdicts, len(results) - len(verdicts))
+    return Report(verdicts, declared)

@@ -1,11 +1,13 @@
 """The op base classes, the op registry and the effect checks every op goes through.
 
 An op is a small frozen dataclass: ``op(clip)`` returns the edited clip. Subclasses say what
-happens to frames and states (``apply``) and declare, per fact, what happens to the answer
-(``effects``, or ``effect(fact)`` when it depends on parameters; see
-:mod:`tempogen.editing.effects`). ``Op.__call__`` refuses questions about undeclared facts,
-moves declared facts of external clips through the kernels, checks declared answers against
-the edited states, and records the edit.
+happens to frames (a :class:`TimeOp`'s ``select``, a :class:`SpaceOp`'s ``maps``; the base
+classes move the states with them, and a subclass may not replace that ``apply``) and declare,
+per fact, what happens to the answer (``effects``, or ``effect(fact)`` when it depends on
+parameters; see :mod:`tempogen.editing.effects`). ``Op.__call__`` refuses questions about
+undeclared facts, checks declared facts of external clips against the op's time map and moves
+them through the kernels, checks declared answers against the edited states, checks that an
+op with its own ``apply`` moved the states with its frames, and records the edit.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from tempogen.editing import effects as E
 from tempogen.editing.clip import Clip
 from tempogen.errors import EditError
 from tempogen.facts import get_fact
+from tempogen.labels import Labels
 
 # TOMATO's variation flag each kind of edit sets.
 COUNTERFACTUAL, COMPOSITE, ZOOM = "counterfactual", "composite", "zoom"
@@ -97,6 +100,24 @@ class Op:
         filmed person or a falling ball the wrong way up (kept off 3D scenes' variants)."""
         return True
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Refuse, when the class is defined, an op that could move frames without their
+        states: a :class:`TimeOp` or :class:`SpaceOp` that replaces ``apply``, or an op outside
+        tempogen's own that replaces ``__call__`` (where every check lives)."""
+        super().__init_subclass__(**kwargs)
+        base = next((b for b in cls.__mro__[1:] if b.__dict__.get("_moves_states")), None)
+        if base is not None and "apply" in cls.__dict__:
+            raise TypeError(
+                f"op {cls.__name__}: a {base.__name__} may not override apply (it moves frames "
+                f"and states together); say which frames it shows in "
+                f"{'select' if base.__name__ == 'TimeOp' else 'maps'} instead"
+            )
+        if "__call__" in cls.__dict__ and not cls.__module__.startswith("tempogen.editing."):
+            raise TypeError(
+                f"op {cls.__name__}: may not override __call__, which checks every edit's "
+                "labels; subclass TimeOp or SpaceOp, or implement apply"
+            )
+
     def __call__(self, clip: Clip) -> Clip:
         label = f"{self.name}" + (f"({self._args()})" if self._args() else "")
         declared = {}
@@ -105,9 +126,17 @@ class Op:
             E.require(label, eff, fact, has_states=clip.labels is not None and fact == _q(clip))
             declared[fact] = eff
         out = self.apply(clip)
+        sel = time_map(self, clip, out)
+        if clip.labels is not None and not isinstance(self, TimeOp | SpaceOp):
+            _check_states_follow(label, clip, out, sel)
         if clip.facts:
+            rel = None if sel is None else _relative_maps(clip, out, sel)
             moved = {}
             for k, v in clip.facts.items():
+                if k != "segments":
+                    E.check_time(label, declared[k], k, sel)
+                    if rel is not None:
+                        E.check_space(label, declared[k], k, rel)
                 moved[k] = v if k == "segments" else declared[k].map(k, v)
             out = out.evolve(facts=moved)
         if clip.labels is not None and out.labels is not None:
@@ -135,8 +164,94 @@ def _q(clip: Clip) -> str:
     return clip.labels.query.fact if clip.labels is not None else ""
 
 
+def time_map(op: Op, clip: Clip, out: Clip) -> np.ndarray | None:
+    """Output frame ``j`` of ``op(clip)`` shows input frame ``time_map[j]``: a TimeOp's
+    ``select``, every frame in turn for a SpaceOp; for another op, traced from the frame
+    indices the output records (the first input frame showing each source frame, in order
+    where one repeats). None when the output's frames cannot be traced to the input's (a new
+    frame source, a frame the input never showed). Not a method: no op can state its own."""
+    if isinstance(op, SpaceOp):
+        return np.arange(clip.num_frames)
+    if isinstance(op, TimeOp):
+        sel = np.asarray(op.select(clip))
+        if len(sel) != out.num_frames or not np.array_equal(clip.index[sel], out.index):
+            raise EditError(f"{op.name}: select() gave another time map on a second call")
+        return sel
+    if out.source is not clip.source:
+        return None
+    shown: dict[int, list[int]] = {}
+    for j, s in enumerate(clip.index.tolist()):
+        shown.setdefault(s, []).append(j)
+    sel, prev = [], -1
+    for s in out.index.tolist():
+        cands = shown.get(s)
+        if not cands:
+            return None
+        sel.append(next((j for j in cands if j >= prev), cands[0]))
+        prev = sel[-1]
+    return np.array(sel, dtype=int)
+
+
+def _invert(maps: np.ndarray) -> np.ndarray:
+    """Per-frame inverses of 2x3 affine maps."""
+    lin = np.linalg.inv(maps[:, :, :2])
+    t = -np.einsum("nij,nj->ni", lin, maps[:, :, 2])
+    return np.concatenate([lin, t[:, :, None]], axis=2)
+
+
+def _relative_maps(clip: Clip, out: Clip, sel: np.ndarray) -> np.ndarray:
+    """Per output frame, the map from the input frame it shows (``sel``) to output pixels."""
+    return compose(out.affine, _invert(clip.affine[sel]))
+
+
+def _check_states_follow(label: str, clip: Clip, out: Clip, sel: np.ndarray | None) -> None:
+    """Refuse an op with its own ``apply`` whose output states are not the input's states
+    moved through the output's own time map and per-frame transforms."""
+    from tempogen.editing import algebra
+
+    if sel is None:
+        raise EditError(
+            f"{label}: its output frames cannot be traced to the input's, so its labels cannot "
+            "be checked; write it as a TimeOp (select) or a SpaceOp (maps)"
+        )
+    if out.labels is None:
+        raise EditError(f"{label}: the output lost the input's per-frame labels")
+    rel = _relative_maps(clip, out, sel)
+    want = algebra.retime(clip.labels, sel)
+    if not np.allclose(rel, np.broadcast_to(np.eye(2, 3), rel.shape), atol=1e-9):
+        want = algebra.move(want, rel, out.size, label)
+    bad = _first_mismatch(want, out.labels)
+    if bad is not None:
+        raise EditError(
+            f"{label}: the output's labels do not follow its frames ({bad}): the op moved "
+            "frames without moving their states; write it as a TimeOp (select) or a SpaceOp "
+            "(maps), which move both"
+        )
+
+
+def _first_mismatch(want: Labels, got: Labels) -> str | None:
+    """Where two sets of per-frame states first differ, or None when they agree."""
+    if got.num_frames != want.num_frames:
+        return f"{got.num_frames} labelled frames for {want.num_frames} shown"
+    names = [t.name for t in want.tracks]
+    if [t.name for t in got.tracks] != names:
+        return f"objects {[t.name for t in got.tracks]} for {names}"
+    for a, b in zip(want.tracks, got.tracks, strict=True):
+        for field in ("x", "y", "scale", "visible", "lit"):
+            wa, ga = getattr(a, field), getattr(b, field)
+            diff = ~np.isclose(wa, ga, atol=1e-6) if wa.dtype.kind == "f" else wa != ga
+            if diff.any():
+                return f"object {a.name!r} {field} at frame {int(np.flatnonzero(diff)[0])}"
+        turn = np.angle(np.exp(1j * (a.angle - b.angle)))
+        if (np.abs(turn) > 1e-6).any():
+            return f"object {a.name!r} angle at frame {int(np.flatnonzero(np.abs(turn) > 1e-6)[0])}"
+    return None
+
+
 class TimeOp(Op):
     """An op that only chooses which current frames are shown, in what order."""
+
+    _moves_states: ClassVar[bool] = True
 
     def select(self, clip: Clip) -> np.ndarray:
         """Output frame ``j`` shows current frame ``select(clip)[j]``."""
@@ -145,9 +260,14 @@ class TimeOp(Op):
     def apply(self, clip: Clip) -> Clip:
         from tempogen.editing import algebra
 
-        sel = self.select(clip)
+        sel = np.asarray(self.select(clip))
         if len(sel) == 0:
             raise EditError(f"{self.name}: the edit leaves no frames")
+        if sel.dtype.kind not in "iu" or sel.min() < 0 or sel.max() >= clip.num_frames:
+            raise EditError(
+                f"{self.name}: select() must give frame numbers 0..{clip.num_frames - 1}, "
+                f"got {sel.dtype} from {sel.min()} to {sel.max()}"
+            )
         labels = algebra.retime(clip.labels, sel) if clip.labels is not None else None
         black = clip.black[sel] if clip.black is not None else None
         return clip.evolve(
@@ -165,6 +285,8 @@ def compose(m: np.ndarray, maps: np.ndarray) -> np.ndarray:
 
 class SpaceOp(Op):
     """An op that maps every frame's pixels through a similarity transform."""
+
+    _moves_states: ClassVar[bool] = True
 
     def maps(self, clip: Clip) -> tuple[np.ndarray, tuple[int, int]]:
         """Per-frame 2x3 maps (or one) from current to output pixels, and the output size."""

@@ -9,7 +9,7 @@ import numpy as np
 
 from tempogen.editing import algebra
 from tempogen.editing.clip import Clip
-from tempogen.editing.effects import Effect, mapped
+from tempogen.editing.effects import REPEAT, Effect, mapped
 from tempogen.editing.ops._facts import BUILTIN
 from tempogen.editing.ops.base import COMPOSITE, TimeOp, register_op
 from tempogen.errors import EditError
@@ -31,7 +31,7 @@ class Loop(TimeOp):
 
     def effect(self, fact: str) -> Effect:
         if fact in BUILTIN:
-            return mapped(f"repeat_{self.times}", self._kernel)
+            return mapped(f"repeat_{self.times}", self._kernel, time=REPEAT)
         return super().effect(fact)
 
     def _kernel(self, fact: str, value: object) -> object:

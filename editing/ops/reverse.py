@@ -9,10 +9,10 @@ import numpy as np
 
 from tempogen.editing import algebra
 from tempogen.editing.clip import Clip
-from tempogen.editing.effects import FROM_STATES, PRESERVED, Effect, by_dict, mapped
+from tempogen.editing.effects import BACKWARD, FROM_STATES, PRESERVED, Effect, by_dict, mapped
 from tempogen.editing.ops.base import TimeOp, register_op
 
-TIME_REVERSAL = mapped("time_reversal", by_dict(algebra.facts_reverse))
+TIME_REVERSAL = mapped("time_reversal", by_dict(algebra.facts_reverse), time=BACKWARD)
 
 
 @register_op

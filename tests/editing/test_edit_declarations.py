@@ -9,7 +9,12 @@ that declares nothing is refused for every question, naming itself and the fact.
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -20,6 +25,7 @@ from tempogen.editing import (
     Clip,
     Composite,
     Concat,
+    Crop,
     EditError,
     Loop,
     Mirror,
@@ -30,10 +36,11 @@ from tempogen.editing import (
     ZoomIn,
 )
 from tempogen.editing.effects import FROM_STATES, PRESERVED, UNKNOWN, Effect
-from tempogen.editing.ops import OPS, TimeOp, register_op
+from tempogen.editing.ops import OPS, Op, TimeOp, register_op
 from tempogen.editing.ops._facts import BUILTIN
 from tempogen.facts import get_fact
 from tempogen.generators.motion import SAMPLES
+from tempogen.video import write_video
 
 # One 2D pattern and answer per built-in fact (rendered by the editing conftest).
 BY_FACT = {
@@ -213,3 +220,338 @@ def test_unknown_and_states_effects_have_no_kernel() -> None:
     for eff in (UNKNOWN, FROM_STATES):
         with pytest.raises(ValueError):
             eff.map("count", 3)
+
+
+# -- declarations on clips without per-frame states: checked against the op's time map -------
+@dataclass(frozen=True)
+class HalfSwap(TimeOp):
+    """Plays the second half first and claims every answer survives: a lie for sequences."""
+
+    name: ClassVar[str] = "half_swap_test"
+    effects: ClassVar[dict[str, Effect]] = dict.fromkeys(BUILTIN, PRESERVED)
+
+    def select(self, clip: Clip) -> np.ndarray:
+        h = clip.num_frames // 2
+        return np.concatenate([np.arange(h, clip.num_frames), np.arange(h)])
+
+
+def _with_facts(fact: str, value, n: int = 12) -> Clip:
+    return Clip.from_array(np.zeros((n, 16, 16, 3), np.uint8), 4.0, facts={fact: value})
+
+
+@pytest.mark.parametrize("fact", sorted(BUILTIN))
+def test_a_lying_time_op_is_refused_on_declared_facts(fact) -> None:
+    """The report's case: "left then down" would ship as "left then down" for a clip that now
+    shows down then left. Every fact is refused: the half swap is neither in order nor reversed
+    (a count or a drawn shape gains a jump at the seam)."""
+    value = get_fact(fact).value(BY_FACT.get(fact, [("", "left-down")])[0][1])
+    with pytest.raises(EditError) as e:
+        HalfSwap()(_with_facts(fact, value))
+    msg = str(e.value)
+    assert msg.startswith(f"half_swap_test: cannot transform label {fact!r} soundly: declared")
+    assert "but output frame 6 shows input frame 0 after 11" in msg
+
+
+def test_the_half_swap_would_have_shipped_a_wrong_sequence() -> None:
+    """What the check stops: the declared kernel would carry "left then down" across."""
+    clip = _with_facts("direction", ("left", "down"))
+    assert HalfSwap().effect("direction").map("direction", clip.facts["direction"]) == (
+        "left",
+        "down",
+    )
+    with pytest.raises(EditError, match="the frames shown in order"):
+        HalfSwap()(clip)
+
+
+def test_a_reversal_declared_for_frames_in_order_is_refused() -> None:
+    """A kernel states the time map it is sound for: time reversal under a forward map lies."""
+    from tempogen.editing.ops.reverse import TIME_REVERSAL
+
+    @dataclass(frozen=True)
+    class FakeReverse(TimeOp):
+        name: ClassVar[str] = "fake_reverse_test"
+        effects: ClassVar[dict[str, Effect]] = {"direction": TIME_REVERSAL}
+
+        def select(self, clip: Clip) -> np.ndarray:
+            return np.arange(clip.num_frames)
+
+    with pytest.raises(
+        EditError,
+        match=r"time_reversal, which holds only for the frames shown in reverse order, but output frame 1 shows input frame 1 after 0",
+    ):
+        FakeReverse()(_with_facts("direction", ("left", "down")))
+
+
+@pytest.mark.parametrize(
+    ("op", "fact", "before", "after"),
+    [
+        (Reverse(), "direction", ("left", "down"), ("up", "right")),
+        (Reverse(), "count", 3, 3),  # order-free: a count survives frames shown backwards
+        (Reverse(), "trajectory", "triangle", "triangle"),
+        (Loop(2), "count", 3, 6),  # a repeated forward pass
+        (Speed(0.5), "direction", ("left", "down"), ("left", "down")),
+        (SpeedRamp(0.6, 1.6), "direction", ("left", "down"), ("left", "down")),
+        (Mirror("horizontal"), "direction", ("left", "down"), ("right", "down")),
+    ],
+    ids=lambda v: getattr(v, "name", None),
+)
+def test_builtin_ops_keep_working_on_declared_facts(op, fact, before, after) -> None:
+    out = op(_with_facts(fact, before))
+    assert get_fact(fact).key(out.facts[fact]) == get_fact(fact).key(after)
+
+
+def test_a_liar_cannot_hide_behind_negative_frame_numbers() -> None:
+    """-12..-7 are frames 0..5: numbers that look in order must still be frames of the clip."""
+
+    @dataclass(frozen=True)
+    class Sneaky(HalfSwap):
+        name: ClassVar[str] = "sneaky_test"
+
+        def select(self, clip: Clip) -> np.ndarray:
+            n, h = clip.num_frames, clip.num_frames // 2
+            return np.concatenate([np.arange(h, n) - n, np.arange(h)])
+
+    with pytest.raises(EditError, match=r"sneaky_test: select\(\) must give frame numbers 0..11"):
+        Sneaky()(_with_facts("direction", ("left", "down")))
+
+
+class LyingFlip(Mirror):
+    """A flip that claims every answer survives."""
+
+    def effect(self, fact: str) -> Effect:
+        return PRESERVED
+
+
+class LyingTurn(Rotate):
+    """A quarter turn that claims every answer survives."""
+
+    def effect(self, fact: str) -> Effect:
+        return PRESERVED
+
+
+@pytest.mark.parametrize(
+    ("op", "fact", "value", "what"),
+    [
+        (LyingFlip("horizontal"), "direction", ("left", "down"), "flips"),
+        (LyingFlip("vertical"), "rotation", ("cw",), "flips"),
+        (LyingTurn(90), "direction", ("left", "down"), "turns (90 degrees)"),
+    ],
+    ids=["flip-direction", "flip-rotation", "turn-direction"],
+)
+def test_a_lying_space_op_is_refused_on_declared_facts(op, fact, value, what) -> None:
+    with pytest.raises(EditError) as e:
+        op(_with_facts(fact, value))
+    assert f"cannot transform label {fact!r} soundly: declared preserved, but it {what}" in str(
+        e.value
+    )
+
+
+@pytest.mark.parametrize(
+    ("op", "fact", "value"),
+    [
+        (LyingTurn(90), "rotation", ("cw",)),  # a turned picture spins the same way
+        (LyingFlip("horizontal"), "count", 3),
+        (LyingFlip("horizontal"), "trajectory", "triangle"),
+        (LyingFlip("horizontal"), "speed", "accelerating"),
+        (Crop((2, 2, 12, 12), size=(20, 20)), "direction", ("left", "down")),
+    ],
+    ids=["turn-rotation", "flip-count", "flip-trajectory", "flip-speed", "crop-direction"],
+)
+def test_orientation_free_declarations_pass(op, fact, value) -> None:
+    out = op(_with_facts(fact, value))
+    assert get_fact(fact).key(out.facts[fact]) == get_fact(fact).key(value)
+
+
+def test_time_shapes() -> None:
+    from tempogen.editing.effects import time_shapes
+
+    assert time_shapes(np.array([0, 0, 1, 3])) == {"forward", "repeat"}
+    assert time_shapes(np.array([3, 2, 2, 0])) == {"backward"}
+    assert time_shapes(np.array([0, 1, 2, 0, 1, 2])) == {"repeat"}
+    assert time_shapes(np.array([0, 1, 2, 0, 1])) == set()
+    assert time_shapes(np.array([2, 3, 0, 1])) == set()
+    assert time_shapes(np.array([5])) == {"forward", "backward", "repeat"}
+    assert time_shapes(None) == set()
+
+
+# -- an op cannot move frames without moving their states -------------------------------------
+def test_a_time_op_may_not_override_apply() -> None:
+    with pytest.raises(TypeError, match="op FramesOnly: a TimeOp may not override apply"):
+
+        class FramesOnly(TimeOp):
+            def apply(self, clip: Clip) -> Clip:
+                return clip.evolve(index=clip.index[::-1], affine=clip.affine[::-1])
+
+
+def test_a_space_op_may_not_override_apply() -> None:
+    with pytest.raises(TypeError, match="op FlipOnly: a SpaceOp may not override apply.*maps"):
+
+        class FlipOnly(Mirror):
+            def apply(self, clip: Clip) -> Clip:
+                return clip
+
+
+def test_a_plugin_op_may_not_override_call() -> None:
+    with pytest.raises(TypeError, match="op Unchecked: may not override __call__"):
+
+        class Unchecked(Op):
+            def __call__(self, clip: Clip) -> Clip:
+                return clip
+
+
+@dataclass(frozen=True)
+class OwnApply(Op):
+    """An op with its own ``apply`` (outside TimeOp/SpaceOp): plays the clip backwards,
+    moving its states too only when ``honest``."""
+
+    honest: bool = True
+    name: ClassVar[str] = "own_apply_test"
+    effects: ClassVar[dict[str, Effect]] = {"direction": FROM_STATES, "count": PRESERVED}
+
+    def apply(self, clip: Clip) -> Clip:
+        from tempogen.editing import algebra
+
+        sel = np.arange(clip.num_frames)[::-1]
+        labels = clip.labels
+        if self.honest and labels is not None:
+            labels = algebra.retime(labels, sel)
+        return clip.evolve(index=clip.index[sel], affine=clip.affine[sel], labels=labels)
+
+
+def test_an_op_that_moves_frames_without_states_is_refused(tiny) -> None:
+    with pytest.raises(EditError) as e:
+        OwnApply(honest=False)(tiny)
+    msg = str(e.value)
+    assert msg.startswith("own_apply_test(honest=False): the output's labels do not follow")
+    assert "object 'subject' x at frame 0" in msg and "moved frames without moving" in msg
+
+
+def test_an_op_with_its_own_apply_that_moves_both_is_accepted(tiny) -> None:
+    out = OwnApply()(tiny)
+    assert out.labels.subject.x.tolist() == tiny.labels.subject.x[::-1].tolist()
+    # and on declared facts its traced time map (backwards) is checked like a TimeOp's
+    assert OwnApply()(_with_facts("count", 2)).facts == {"count": 2}
+
+
+def test_an_op_with_its_own_apply_on_a_new_source_is_refused(tiny) -> None:
+    @dataclass(frozen=True)
+    class NewSource(Op):
+        name: ClassVar[str] = "new_source_test"
+        effects: ClassVar[dict[str, Effect]] = {"direction": PRESERVED}
+
+        def apply(self, clip: Clip) -> Clip:
+            return Clip.from_array(np.zeros((12, 48, 64, 3), np.uint8), 4.0, clip.labels)
+
+    with pytest.raises(EditError, match="new_source_test: its output frames cannot be traced"):
+        NewSource()(tiny)
+    with pytest.raises(EditError, match="'direction'.*time map is unknown"):
+        NewSource()(_with_facts("direction", ("left",)))
+
+
+# -- through the command line: a user's plugin op ---------------------------------------------
+REPO = Path(__file__).resolve().parents[2]
+HALF_SWAP_PLUGIN = """
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from tempogen.editing.effects import PRESERVED
+from tempogen.editing.ops import TimeOp, register_op
+from tempogen.editing.ops._facts import BUILTIN
+
+
+@register_op
+@dataclass(frozen=True)
+class HalfSwap(TimeOp):
+    name: ClassVar[str] = "half_swap"
+    effects: ClassVar[dict] = dict.fromkeys(BUILTIN, PRESERVED)
+
+    def select(self, clip):
+        h = clip.num_frames // 2
+        return np.concatenate([np.arange(h, clip.num_frames), np.arange(h)])
+"""
+FRAMES_ONLY_PLUGIN = """
+from dataclasses import dataclass
+from typing import ClassVar
+
+import numpy as np
+
+from tempogen.editing.effects import PRESERVED
+from tempogen.editing.ops import TimeOp, register_op
+
+
+@register_op
+@dataclass(frozen=True)
+class FramesOnly(TimeOp):
+    name: ClassVar[str] = "frames_only"
+    effects: ClassVar[dict] = {"direction": PRESERVED}
+
+    def select(self, clip):
+        return np.arange(clip.num_frames)
+
+    def apply(self, clip):  # shows the frames backwards, keeps the states as they were
+        return clip.evolve(index=clip.index[::-1], affine=clip.affine[::-1])
+"""
+
+
+def _left_then_down(path: Path) -> None:
+    """12 frames: a yellow square moves left for 6 frames, then down for 6."""
+    frames = np.zeros((12, 48, 64, 3), np.uint8)
+    for t in range(12):
+        x, y = (40 - 4 * t, 8) if t < 6 else (20, 8 + 4 * (t - 5))
+        frames[t, y : y + 8, x : x + 8] = (255, 255, 0)
+    write_video(path, frames, 4.0)
+
+
+def _plugin_edit(tmp_path: Path, plugin: str, code: str, pipeline: str):
+    """``tempogen edit`` of one external clip ("left then down", declared) with a plugin
+    module on PYTHONPATH named by --plugins, as a user runs it."""
+    (tmp_path / f"{plugin}.py").write_text(code, encoding="utf-8")
+    _left_then_down(tmp_path / "ld.mp4")
+    row = {
+        "id": "ext-left-down",
+        "video": "ld.mp4",
+        "task": "direction",
+        "fact": "direction",
+        "question": "In which direction(s) does the yellow square move?",
+        "labels": {"direction": ["left", "down"]},
+    }
+    (tmp_path / "m.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
+    (tmp_path / "p.yaml").write_text(pipeline, encoding="utf-8")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
+    args = ["edit", "--manifest", tmp_path / "m.jsonl", "--pipeline", tmp_path / "p.yaml"]
+    args += ["--out", tmp_path / "out", "--plugins", plugin, "-q"]
+    return subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_edit_refuses_a_plugin_op_that_lies_about_order(tmp_path) -> None:
+    """The report's case: today this writes ``ext-left-down~p`` answering "left then down" for a clip
+    that shows down then left."""
+    res = _plugin_edit(tmp_path, "half_swap_plugin", HALF_SWAP_PLUGIN, "[half_swap]\n")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "every edit was refused, nothing written: p: half_swap: cannot transform label " in (
+        res.stderr
+    )
+    assert "'direction' soundly: declared preserved, which holds only for the frames shown" in (
+        res.stderr
+    )
+    assert "output frame 6 shows input frame 0 after 11" in res.stderr
+    assert not (tmp_path / "out" / "manifest.jsonl").exists()
+
+
+def test_a_plugin_op_that_moves_frames_without_states_does_not_load(tmp_path) -> None:
+    """Its module stops at the class: no command can run it (here beside a built-in edit)."""
+    res = _plugin_edit(tmp_path, "frames_only_plugin", FRAMES_ONLY_PLUGIN, "[reverse]\n")
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert "frames_only_plugin" in res.stderr
+    assert "op FramesOnly: a TimeOp may not override apply" in res.stderr
+    assert "Traceback" not in res.stderr
+    assert not (tmp_path / "out" / "manifest.jsonl").exists()
