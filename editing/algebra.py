@@ -2,7 +2,9 @@
 
 Per-frame states (tracks) move with the frames exactly: a time op selects states, a spatial
 op maps positions, angles and scales through the same similarity transform. Task facts are
-then re-derived from the moved states by :mod:`tempogen.observe`.
+then re-derived from the moved states by :mod:`tempogen.observe`. Per-frame meta moves too:
+3D joints are retimed with the frames and dropped by a picture transform (with the camera
+that projected them); a temporal-noise clip is refused, since no op re-certifies its noise.
 
 Clips that carry only declared facts (an external video with ``rotation: [clockwise]`` in
 its manifest) go through the kernels below instead. A fact with no sound kernel for an op
@@ -12,6 +14,7 @@ makes the op refuse, naming the fact; nothing stale passes through.
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -34,9 +37,42 @@ CLOCKWISE_TURN = {"right": "down", "down": "left", "left": "up", "up": "right"}
 
 
 # -- per-frame states -----------------------------------------------------------------------
-def retime(labels: Labels, sel: np.ndarray, fps: float | None = None) -> Labels:
-    """States at the selected frames (reverse, speed, trim, loop)."""
-    return labels.with_tracks(tuple(t.take(sel) for t in labels.tracks), fps=fps or labels.fps)
+# What ``labels.meta`` holds per frame or per view, and so must move with the frames:
+# each subject's 3D points (one per frame) and the camera that projects them into the picture.
+FRAME_META = ("joints3d",)
+VIEW_META = ("camera",)
+
+
+def _unmovable(labels: Labels, op: str) -> None:
+    """Refuse to edit a temporal-noise clip: its certificate (one frame alone is noise, the
+    motion signal shows the objects) and its region order are not re-derived by any op."""
+    if "encoding" in labels.meta:
+        raise EditError(
+            f"{op}: a temporal-noise clip cannot be edited: its noise certificate and the "
+            "order its objects are named in would not be re-checked"
+        )
+
+
+def retime(labels: Labels, sel: np.ndarray, fps: float | None = None, op: str = "retime") -> Labels:
+    """States at the selected frames (reverse, speed, trim, loop); per-frame meta (3D joints)
+    is taken at the same frames."""
+    _unmovable(labels, op)
+    meta = dict(labels.meta)
+    for key in FRAME_META:
+        if key in meta:
+            meta[key] = {k: [v[int(i)] for i in sel] for k, v in meta[key].items()}
+    return labels.with_tracks(
+        tuple(t.take(sel) for t in labels.tracks), fps=fps or labels.fps, meta=meta
+    )
+
+
+def unprojected(labels: Labels) -> Labels:
+    """Labels without the 3D joints and camera: after a picture transform, a join or a
+    composite, the recorded camera no longer maps those points to what the frames show."""
+    drop = FRAME_META + VIEW_META
+    if not any(k in labels.meta for k in drop):
+        return labels
+    return replace(labels, meta={k: v for k, v in labels.meta.items() if k not in drop})
 
 
 def move(labels: Labels, maps: np.ndarray, size: tuple[int, int], op: str) -> Labels:
@@ -46,6 +82,7 @@ def move(labels: Labels, maps: np.ndarray, size: tuple[int, int], op: str) -> La
     turning), scales by the map's scale. The queried objects must stay inside the new frame;
     other objects that leave it become invisible.
     """
+    _unmovable(labels, op)
     parts = [similarity_parts(m) for m in maps]
     scale = np.array([p[0] for p in parts])
     theta = np.array([p[1] for p in parts])
@@ -76,7 +113,7 @@ def move(labels: Labels, maps: np.ndarray, size: tuple[int, int], op: str) -> La
             overlaps = (box[:, 2] > 0) & (box[:, 3] > 0) & (box[:, 0] < w) & (box[:, 1] < h)
             new = new.with_states(visible=new.visible & overlaps)
         tracks.append(new)
-    return labels.with_tracks(tuple(tracks), width=int(w), height=int(h))
+    return unprojected(labels).with_tracks(tuple(tracks), width=int(w), height=int(h))
 
 
 def _keep_turns(before: np.ndarray, after: np.ndarray, refl: np.ndarray) -> np.ndarray:

@@ -79,7 +79,7 @@ def _joined_labels(a: Labels, b: Labels, gap: int, op: str) -> Labels:
                 }
             )
         )
-    return a.with_tracks(tuple(tracks))
+    return algebra.unprojected(a).with_tracks(tuple(tracks))
 
 
 def _one_after_another(
