@@ -28,6 +28,8 @@ from tempogen.errors import InputFileError
 from tempogen.io import read_jsonl_lines, write_jsonl
 
 SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION
+# ``verified`` of a row whose answer rests on declared facts (no per-frame states confirm it)
+DECLARED = "declared"
 SCHEMA_FILE = "schemas/manifest-row.schema.json"
 DEMONSTRATION_TYPES = ("human", "object", "simulated")
 MAX_MESSAGE = 240
@@ -194,6 +196,7 @@ class Row:
     height: int | None = None
     note: str | None = None
     certificate: dict[str, Any] | None = None
+    verified: str | None = None  # "declared": the answer rests on declared facts (absent: states)
     pair: str | None = None  # a minimal pair's id, shared by its two rows (absent: no pair)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -238,6 +241,22 @@ def is_manifest_row(row: dict[str, Any]) -> bool:
     which ``tempogen edit`` also reads."""
     labels = row.get("labels")
     return "schema_version" in row or (isinstance(labels, dict) and "tracks" in labels)
+
+
+def provenance(row: dict[str, Any]) -> dict[str, Any]:
+    """How a row's answer is known, as every export's metadata says it: ``certified: false``
+    for a row kept although its states do not certify it (``tempogen edit
+    --keep-uncertified``), ``verified: "declared"`` for an answer resting on declared facts
+    (no per-frame states); empty for a row certified from its states, so those exports keep
+    their fields."""
+    out: dict[str, Any] = {}
+    cert = row.get("certificate")
+    if isinstance(cert, dict) and cert.get("ok") is False:
+        out["certified"] = False
+    labels = row.get("labels")
+    if row.get("verified") == DECLARED or not (isinstance(labels, dict) and labels.get("tracks")):
+        out["verified"] = DECLARED
+    return out
 
 
 def _as_json(row: Row | dict[str, Any]) -> dict[str, Any]:
@@ -326,6 +345,7 @@ def import_manifest_plugins(
 
 
 __all__ = [
+    "DECLARED",
     "DEMONSTRATION_TYPES",
     "MANIFEST_SCHEMA",
     "SCHEMA_VERSION",
@@ -335,6 +355,7 @@ __all__ = [
     "is_manifest_row",
     "json_path",
     "manifest_problems",
+    "provenance",
     "read_lines",
     "read_manifest",
     "row_plugins",
