@@ -230,3 +230,41 @@ def test_edits_of_clips_without_states_are_marked_declared(left_clip, tiny_datas
     for folder in ("tomato", "hf", "lmms_eval"):
         res = tempogen("validate", out.parent / "edited" / folder)
         assert res.returncode == 0, (folder, res.stderr)
+
+
+def test_the_checkers_take_the_marks_and_refuse_other_values(manifest, tmp_path) -> None:
+    from tempogen.builders.exports.hf import check_hf, export_hf
+    from tempogen.builders.exports.tomato import check_data_file, export_tomato
+    from tempogen.errors import InputFileError
+    from tempogen.manifest import validate_row
+
+    root, rows = manifest
+    full = {"labels": {}, "source": None, "edits": [], "seed": 0, "spec_hash": "0" * 64}
+    row = {**rows[0], **full}
+    validate_row({**row, "certificate": {"ok": False}, "verified": "declared"})
+    for bad, field in (({"certificate": {"ok": True}}, "certificate.ok"),
+                       ({"verified": "certified"}, "verified")):  # fmt: skip
+        with pytest.raises(InputFileError, match=f"{field}: "):
+            validate_row({**row, **bad})
+
+    marked = [{**rows[0], "certificate": {"ok": False}}, *rows[1:]]
+    export_tomato(marked, root, tmp_path / "tomato")
+    data = tmp_path / "tomato" / "data" / f"{rows[0]['task']}.json"
+    assert check_data_file(data)[1] == []
+    entries = json.loads(data.read_text())
+    assert entries["0"]["certified"] is False and entries["0"]["verified"] == "declared"
+    for field, value in (("certified", True), ("verified", "yes")):
+        data.write_text(json.dumps({"0": {**entries["0"], field: value}}, indent=2))
+        (problem,) = check_data_file(data)[1]
+        assert f": {field}: " in problem, problem
+
+    export_hf(marked, root, tmp_path / "hf")
+    assert check_hf(tmp_path / "hf")[1] == []
+    path = tmp_path / "hf" / "data" / "test.parquet"
+    table = pq.read_table(path)
+    for field, value in (("certified", True), ("verified", "yes")):
+        recs = table.to_pylist()
+        recs[1][field] = value
+        pq.write_table(type(table).from_pylist(recs, schema=table.schema), path)
+        (problem,) = check_hf(tmp_path / "hf")[1]
+        assert f"record 1 (id {rows[1]['id']!r}): {field}: " in problem, problem
