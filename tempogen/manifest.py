@@ -247,14 +247,15 @@ def provenance(row: dict[str, Any]) -> dict[str, Any]:
     """How a row's answer is known, as every export's metadata says it: ``certified: false``
     for a row kept although its states do not certify it (``tempogen edit
     --keep-uncertified``), ``verified: "declared"`` for an answer resting on declared facts
-    (no per-frame states); empty for a row certified from its states, so those exports keep
-    their fields."""
+    (labels without per-frame states); empty for a row certified from its states, so those
+    exports keep their fields."""
     out: dict[str, Any] = {}
     cert = row.get("certificate")
     if isinstance(cert, dict) and cert.get("ok") is False:
         out["certified"] = False
     labels = row.get("labels")
-    if row.get("verified") == DECLARED or not (isinstance(labels, dict) and labels.get("tracks")):
+    # a row written before the field existed: labels without tracks are declared facts
+    if row.get("verified") == DECLARED or (isinstance(labels, dict) and not labels.get("tracks")):
         out["verified"] = DECLARED
     return out
 

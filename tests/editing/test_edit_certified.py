@@ -247,7 +247,7 @@ def test_the_checkers_take_the_marks_and_refuse_other_values(manifest, tmp_path)
         with pytest.raises(InputFileError, match=f"{field}: "):
             validate_row({**row, **bad})
 
-    marked = [{**rows[0], "certificate": {"ok": False}}, *rows[1:]]
+    marked = [{**rows[0], "certificate": {"ok": False}, "verified": "declared"}, *rows[1:]]
     export_tomato(marked, root, tmp_path / "tomato")
     data = tmp_path / "tomato" / "data" / f"{rows[0]['task']}.json"
     assert check_data_file(data)[1] == []
