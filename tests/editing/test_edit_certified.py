@@ -114,12 +114,20 @@ def test_keep_uncertified_marks_the_row_and_every_export(two_counts, tmp_path) -
         res = tempogen("validate", out / folder)
         assert res.returncode == 0, (folder, res.stderr)
 
-    # the same edit without the flag: refused again, and the kept clip is taken back
-    res = _edit(two_counts, "fast: [{speed: 2.0}]\n", out)
-    assert res.returncode == 0, res.stderr
-    assert f"refused: {UNCERTIFIED}~fast" in res.stdout.splitlines()
-    assert [r["id"] for r in _read_jsonl(out / "manifest.jsonl")] == ["count-0000~fast"]
-    assert not list(out.glob(f"videos/{UNCERTIFIED}*"))
+    # the same edit without the flag: refused again, and the kept clip is taken back; so is
+    # one an earlier tempogen wrote without certifying it (its record has no mark)
+    for unmarked in (False, True):
+        if unmarked:
+            res = _edit(two_counts, "fast: [{speed: 2.0}]\n", out, "--keep-uncertified")
+            record = out / "clips" / f"{UNCERTIFIED}~fast.json"
+            old = json.loads(record.read_text())
+            del old["certificate"]["ok"]
+            record.write_text(json.dumps(old))
+        res = _edit(two_counts, "fast: [{speed: 2.0}]\n", out)
+        assert res.returncode == 0, res.stderr
+        assert f"refused: {UNCERTIFIED}~fast" in res.stdout.splitlines()
+        assert [r["id"] for r in _read_jsonl(out / "manifest.jsonl")] == ["count-0000~fast"]
+        assert not list(out.glob(f"videos/{UNCERTIFIED}*"))
 
 
 @pytest.fixture
