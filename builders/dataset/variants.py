@@ -217,6 +217,8 @@ def _key(fact: str, value: Any) -> str:
 
 def uncertified_reason(cert: Certificate, fact: str) -> str:
     """Why a certificate fails, in words (which reading disagrees with every frame's)."""
+    if cert.full is None:
+        return f"not certified at {SAMPLES} frames: the edited states determine no answer"
     full = _key(fact, cert.full)
     why = [
         f"TOMATO's {SAMPLES} samples show {_key(fact, cert.sampled)}"
@@ -291,10 +293,10 @@ def edit_row(
     (:func:`edit_notes`: dropped sound, a crop that loses the subject).
 
     Raises :class:`EditError` when an op refuses and :class:`VariantRejected` when the result
-    is sound but not answerable from 16 uniform frames, or (declared facts) its 16 samples
-    show fewer moments than the source's. Without ``require_certificate`` a row whose states
-    do not certify is written, marked ``certificate.ok: false``. A row without per-frame
-    states is marked ``verified: declared``.
+    is sound but not answerable from 16 uniform frames, or (declared facts) leaves too few
+    frames to show them (:func:`require_shown`). Without ``require_certificate`` a row whose
+    states do not certify is written, marked ``certificate.ok: false``. A row without
+    per-frame states is marked ``verified: declared``.
     """
     from tempogen.sheets import sheet_from_video
 
