@@ -44,6 +44,9 @@ class Stream:
     make: Callable[[], Iterator[np.ndarray]]
     num_frames: int
     size: tuple[int, int]
+    # per frame, the picture of the joined clips it shows (see :meth:`Clip.content_ids`);
+    # None: every frame its own
+    content: np.ndarray | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -137,6 +140,15 @@ class Clip:
 
     def evolve(self, **changes: Any) -> Clip:
         return replace(self, **changes)
+
+    def content_ids(self) -> np.ndarray:
+        """Per output frame, which source picture it shows: repeats of one source frame
+        (slow motion, a freeze) share an id, however they are warped; -1 is a black gap frame.
+        What an edit keeps of a clip's moments is counted on these ids."""
+        src = self.source
+        base = src.content if isinstance(src, Stream) and src.content is not None else None
+        ids = base[self.index] if base is not None else self.index.copy()
+        return np.where(self.black, -1, ids) if self.black is not None else ids
 
     # -- pixels ---------------------------------------------------------------------------
     def _source_frames(self, wanted: np.ndarray, yuv: bool = False) -> Iterator[tuple[int, Any]]:

@@ -145,13 +145,31 @@ def _edit(args: argparse.Namespace) -> int:
             out,
             plugins=args.plugins,
             strict=args.strict,
+            keep_uncertified=args.keep_uncertified,
             on_done=bar.update,
         )
     print(f"wrote {len(report.rows)} edited clips to {out} (manifest: {report.manifest})")
     if report.refused:
-        print(f"refused {len(report.refused)} edits (ops that cannot move those labels soundly):")
+        print(
+            f"refused {len(report.refused)} edits (ops that cannot move those labels soundly, "
+            "or answers the 16 frames do not show):"
+        )
         for reason, n in report.by_reason():
             print(f"  {n:5d}  {reason}")
+        for rid, name, _ in report.refused:
+            print(f"refused: {rid}~{name}")
+    if report.uncertified:
+        print(
+            f"kept {len(report.uncertified)} uncertified edits (--keep-uncertified; marked "
+            "certificate.ok: false): their answers are not what TOMATO's 16 samples show"
+        )
+        for rid in report.uncertified:
+            print(f"uncertified: {rid}")
+    if report.declared:
+        print(
+            f"{len(report.declared)} edits rest on declared facts, not per-frame states "
+            "(marked verified: declared)"
+        )
     for rid, name, note in report.notes:
         print(f"note: {rid}~{name}: {note}")
     return 0
@@ -561,6 +579,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--strict",
         action="store_true",
         help="stop at the first edit an op refuses (default: skip it)",
+    )
+    e.add_argument(
+        "--keep-uncertified",
+        action="store_true",
+        help="write edits whose answer TOMATO's 16 samples do not show, marked "
+        "certificate.ok: false (default: refuse them)",
     )
     e.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _plugins_option(e)

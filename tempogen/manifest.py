@@ -29,6 +29,8 @@ from tempogen.io import read_jsonl_lines, write_jsonl
 from tempogen.plugins import import_manifest_plugins, row_plugins  # noqa: F401  (re-exported)
 
 SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION
+# ``verified`` of a row whose answer rests on declared facts (no per-frame states confirm it)
+DECLARED = "declared"
 SCHEMA_FILE = "schemas/manifest-row.schema.json"
 DEMONSTRATION_TYPES = ("human", "object", "simulated")
 MAX_MESSAGE = 240
@@ -195,6 +197,7 @@ class Row:
     height: int | None = None
     note: str | None = None
     certificate: dict[str, Any] | None = None
+    verified: str | None = None  # "declared": the answer rests on declared facts (absent: states)
     pair: str | None = None  # a minimal pair's id, shared by its two rows (absent: no pair)
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -239,6 +242,23 @@ def is_manifest_row(row: dict[str, Any]) -> bool:
     which ``tempogen edit`` also reads."""
     labels = row.get("labels")
     return "schema_version" in row or (isinstance(labels, dict) and "tracks" in labels)
+
+
+def provenance(row: dict[str, Any]) -> dict[str, Any]:
+    """How a row's answer is known, as every export's metadata says it: ``certified: false``
+    for a row kept although its states do not certify it (``tempogen edit
+    --keep-uncertified``), ``verified: "declared"`` for an answer resting on declared facts
+    (labels without per-frame states); empty for a row certified from its states, so those
+    exports keep their fields."""
+    out: dict[str, Any] = {}
+    cert = row.get("certificate")
+    if isinstance(cert, dict) and cert.get("ok") is False:
+        out["certified"] = False
+    labels = row.get("labels")
+    # a row written before the field existed: labels without tracks are declared facts
+    if row.get("verified") == DECLARED or (isinstance(labels, dict) and not labels.get("tracks")):
+        out["verified"] = DECLARED
+    return out
 
 
 def _as_json(row: Row | dict[str, Any]) -> dict[str, Any]:
@@ -296,6 +316,7 @@ def write_manifest(path: str | os.PathLike[str], rows: Iterable[Row | dict[str, 
 
 
 __all__ = [
+    "DECLARED",
     "DEMONSTRATION_TYPES",
     "MANIFEST_SCHEMA",
     "SCHEMA_VERSION",
@@ -305,6 +326,7 @@ __all__ = [
     "is_manifest_row",
     "json_path",
     "manifest_problems",
+    "provenance",
     "read_lines",
     "read_manifest",
     "row_plugins",

@@ -2,8 +2,10 @@
 
 An edit reads the source row's video and labels, runs an op pipeline, writes the new clip and
 a new row whose question is regenerated from the moved labels. Simulated rows carry per-frame
-states, so the new answer is re-derived and certified at 16 frames; external rows carry
-declared facts (``rotation: [clockwise]``), which go through the label algebra.
+states, so the new answer is re-derived and certified at 16 frames (an edit that does not
+certify is refused, or kept only on request and marked ``certificate.ok: false``); external
+rows carry declared facts (``rotation: [clockwise]``), which go through the label algebra, and
+their edits are marked ``verified: declared``: no state can confirm them.
 """
 
 from __future__ import annotations
@@ -25,10 +27,18 @@ from tempogen.errors import OutputError
 from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import FACTS, answer_of
 from tempogen.generators.build import SHEET_TILE, certificate_json, labels_json
-from tempogen.generators.motion import SAMPLES, Motion, certify
+from tempogen.generators.motion import (
+    MAX_TURN_PER_SAMPLE,
+    SAMPLES,
+    VIDEOTT_SAMPLES,
+    Certificate,
+    Motion,
+    certify,
+)
 from tempogen.io import content_hash, write_jsonl
 from tempogen.labels import Labels, Query
-from tempogen.manifest import Row, is_manifest_row, validate_row, write_manifest
+from tempogen.manifest import DECLARED, Row, is_manifest_row, validate_row, write_manifest
+from tempogen.observe import uniform_indices
 from tempogen.questions import (
     VARIATION_KEYS,
     WordingError,
@@ -173,6 +183,120 @@ def edited_row(source: Row | dict[str, Any], /, **changes: Any) -> dict[str, Any
     return {**kept, **{k: v for k, v in changes.items() if v is not None}}
 
 
+def shown_moments(clip: Clip) -> int:
+    """The moments TOMATO's 16 uniform samples of ``clip`` show: runs of one source picture
+    among the samples that are not black gap frames (a freeze repeats one moment)."""
+    ids = clip.content_ids()[uniform_indices(clip.num_frames, SAMPLES)]
+    ids = ids[ids >= 0]
+    return int(len(ids) and 1 + np.count_nonzero(ids[1:] != ids[:-1]))
+
+
+def distinct_frames(clip: Clip) -> int:
+    """How many different source pictures ``clip`` shows (black gap frames are none)."""
+    ids = clip.content_ids()
+    return len(np.unique(ids[ids >= 0]))
+
+
+def moments_needed(fact: str, value: Any) -> int:
+    """The fewest sampled moments that can show a declared answer: a change between every
+    two steps of a sequence, one moment more than events counted, three for a trend or a
+    shape, two to see that nothing moves."""
+    if isinstance(value, list | tuple):
+        return max(2, len(value) + 1)
+    if fact == "count" and isinstance(value, int):
+        return value + 1
+    return 3
+
+
+def require_shown(source: Clip, edited: Clip) -> None:
+    """Refuse an edit of a clip without per-frame states that leaves too few frames to show
+    its declared facts: fewer distinct frames than TOMATO's 16 samples (or the source's, if
+    it had fewer), or 16 samples showing fewer moments than a fact needs (``speed: 1e9``
+    leaves one frame; a loop of a counted clip may count more than 16 samples can show)."""
+    had, kept = distinct_frames(source), distinct_frames(edited)
+    if kept < min(SAMPLES, had):
+        raise VariantRejected(
+            f"the edited clip shows {kept} distinct frame(s) of the source's {had}, fewer than "
+            f"TOMATO's {SAMPLES} samples: too few to show its declared "
+            + ", ".join(k for k in source.facts if k != "segments")
+        )
+    shown = shown_moments(edited)
+    for fact, value in edited.facts.items():
+        need = 0 if fact == "segments" else moments_needed(fact, value)
+        if shown < need:
+            raise VariantRejected(
+                f"TOMATO's {SAMPLES} samples of the edited clip show {shown} distinct "
+                f"moment(s); its declared {fact} {value!r} needs {need}"
+            )
+
+
+def _key(fact: str, value: Any) -> str:
+    return "nothing" if value is None else repr(answer_key(fact, value))
+
+
+def uncertified_reason(cert: Certificate, fact: str) -> str:
+    """Why a certificate fails, in words (which reading disagrees with every frame's)."""
+    if cert.full is None:
+        return f"not certified at {SAMPLES} frames: the edited states determine no answer"
+    full = _key(fact, cert.full)
+    why = [
+        f"TOMATO's {SAMPLES} samples show {_key(fact, cert.sampled)}"
+        if _key(fact, cert.sampled) != full
+        else "",
+        f"Video-TT's {VIDEOTT_SAMPLES} samples show {_key(fact, cert.sampled_80)}"
+        if _key(fact, cert.sampled_80) != full
+        else "",
+        f"the first frame alone shows {_key(fact, cert.first_only)}"
+        if cert.first_only is not None
+        else "",
+        f"the last frame alone shows {_key(fact, cert.last_only)}"
+        if cert.last_only is not None
+        else "",
+        f"it turns {cert.max_turn:.0f} degrees between samples (over {MAX_TURN_PER_SAMPLE:g})"
+        if cert.max_turn > MAX_TURN_PER_SAMPLE
+        else "",
+    ]
+    return f"not certified at {SAMPLES} frames: every frame shows {full}, but " + "; ".join(
+        w for w in why if w
+    )
+
+
+def certificate_of(labels: Labels, fact: str, require: bool) -> dict[str, Any]:
+    """The stored certificate of edited states; an answer TOMATO's 16 samples (or Video-TT's
+    80, or one frame) would not give is refused, or with ``require`` off kept and marked
+    ``ok: false``."""
+    cert = certify(labels)
+    if cert.full is not None and cert.ok(fact, answer_key(fact, cert.full)):
+        return certificate_json(cert)
+    if require:
+        raise VariantRejected(uncertified_reason(cert, fact))
+    return {"ok": False, **certificate_json(cert)}
+
+
+def stored_certified(row: Mapping[str, Any], fact: str) -> bool:
+    """Whether a written row's own certificate holds for its answer (read from the record,
+    as :meth:`Certificate.ok` reads the states): a record an earlier run wrote without
+    certifying it is not taken as certified."""
+    cert, labels = row.get("certificate"), row.get("labels")
+    if not isinstance(cert, dict) or not isinstance(labels, dict) or cert.get("ok") is False:
+        return False
+    try:
+        key = answer_key(fact, labels["answer"])
+
+        def same(v: Any) -> bool:
+            return v is not None and answer_key(fact, v) == key
+
+        return (
+            same(cert["sampled"])
+            and same(cert["sampled_80"])
+            and cert["first_frame_only"] is None
+            and cert["last_frame_only"] is None
+            and cert["max_turn_per_sample"] <= MAX_TURN_PER_SAMPLE
+        )
+    except (KeyError, TypeError, ValueError):
+        return False
+
+
 def edit_row(
     row: dict[str, Any],
     manifest_dir: Path,
@@ -188,7 +312,10 @@ def edit_row(
     (:func:`edit_notes`: dropped sound, a crop that loses the subject).
 
     Raises :class:`EditError` when an op refuses and :class:`VariantRejected` when the result
-    is sound but not answerable from 16 uniform frames (and a certificate is required).
+    is sound but not answerable from 16 uniform frames, or (declared facts) leaves too few
+    frames to show them (:func:`require_shown`). Without ``require_certificate`` a row whose
+    states do not certify is written, marked ``certificate.ok: false``. A row without
+    per-frame states is marked ``verified: declared``.
     """
     from tempogen.sheets import sheet_from_video
 
@@ -205,32 +332,40 @@ def edit_row(
     video_rel = f"videos/{vid}.mp4"
     sheet = out_dir / "sheets" / f"{vid}.png"
     cached = lookup(record, spec_hash, [sheet], {"video_sha256": out_dir / video_rel})
-    if cached is not None:
-        if notes is not None:
-            notes.extend(edit_notes(variant.apply(load_clip(row, manifest_dir))))
-        return cached
+    # a record stands only if it carries what this edit would: a certificate that holds, or
+    # (kept on request) one marked failed; else the edit is done again and judged afresh
+    if cached is not None and motion is not None:
+        kept = (cached.get("certificate") or {}).get("ok") is False and not require_certificate
+        if stored_certified(cached, motion.fact) or kept:
+            if notes is not None:
+                notes.extend(edit_notes(variant.apply(load_clip(row, manifest_dir))))
+            return cached
     loaded = load_clip(row, manifest_dir)
     if loaded.labels is None and not loaded.facts and row.get("question"):
         raise EditError(
             f"{where}: its answer {row.get('answer_text', '')!r} is not a fact tempogen reads "
             "(free words), so no edit can be shown to keep it right"
         )
-    clip = reworded(variant.apply(loaded), motion)
+    cert = None
+    try:
+        clip = reworded(variant.apply(loaded), motion)
+        if clip.labels is not None and motion is not None:  # per-frame labels: certify
+            cert = certificate_of(clip.labels, motion.fact, require_certificate)
+        else:
+            require_shown(loaded, clip)
+    except VariantRejected:
+        if cached is not None:  # an earlier run kept it (--keep-uncertified): not any more
+            discard(cached, out_dir)
+        raise
     if notes is not None:
         notes.extend(edit_notes(clip))
-    cert = None
-    if clip.labels is not None and motion is not None:  # per-frame labels: certify the answer
-        cert = certify(clip.labels)
-        fact = motion.fact
-        if require_certificate and not cert.ok(
-            fact, answer_key(fact, cert.full) if cert.full is not None else ""
-        ):
-            raise VariantRejected(f"{vid}: not answerable from {SAMPLES} frames: {cert}")
+    if cached is not None and motion is None and cached.get("verified") == DECLARED:
+        return cached
     rng = np.random.default_rng(int(spec_hash[:12], 16))
     try:
         q = _question_fields(row, clip, rng, motion)
     except ValueError as exc:
-        raise VariantRejected(f"{vid}: {exc}") from exc
+        raise VariantRejected(str(exc)) from exc
     # as in generation: the video takes its final name only after its record is written
     partial = staging(out_dir / video_rel)
     with discard_on_error(partial):
@@ -256,7 +391,8 @@ def edit_row(
             fps=clip.fps,
             width=clip.size[0],
             height=clip.size[1],
-            certificate=certificate_json(cert) if cert is not None else None,
+            certificate=cert,
+            verified=DECLARED if cert is None else None,
         )
         commit(record, new, staged=[out_dir / video_rel])
     return new
@@ -270,6 +406,16 @@ class EditReport:
     refused: list[tuple[str, str, str]]  # (row id, pipeline name, reason)
     manifest: Path
     notes: list[tuple[str, str, str]] = field(default_factory=list)  # (row id, pipeline, note)
+
+    @property
+    def uncertified(self) -> list[str]:
+        """Ids of the rows written although their certificate fails (``--keep-uncertified``)."""
+        return [r["id"] for r in self.rows if (r.get("certificate") or {}).get("ok") is False]
+
+    @property
+    def declared(self) -> list[str]:
+        """Ids of the rows whose answers rest on declared facts (``verified: declared``)."""
+        return [r["id"] for r in self.rows if r.get("verified") == DECLARED]
 
     def by_reason(self) -> list[tuple[str, int]]:
         """Refusals counted by reason (the op's message without the row's own id), most first."""
@@ -287,13 +433,16 @@ def edit_manifest(
     plugins: Sequence[str] = (),
     *,
     strict: bool = False,
+    keep_uncertified: bool = False,
     on_done: Callable[[], None] | None = None,
 ) -> EditReport:
     """Apply every named pipeline to every row of a manifest (``tempogen edit``); write the
     edited clips and ``out_dir/manifest.jsonl``; report the rows written and the refusals.
 
-    An edit an op refuses (it cannot move that clip's labels soundly) is skipped and reported,
-    unless ``strict``, which stops at the first with the row named. The motion plugins the
+    An edit an op refuses (it cannot move that clip's labels soundly) or whose answer does
+    not certify at 16 frames is skipped and reported, unless ``strict``, which stops at the
+    first with the row named; ``keep_uncertified`` writes the uncertified ones instead,
+    marked ``certificate.ok: false``. The motion plugins the
     rows name (and ``plugins``) are imported first. Edits of manifest rows are manifest rows
     again and are validated before the manifest is written; users' clip records (declared
     facts) stay records. ``out_dir`` may not hold the input manifest: it is never written over.
@@ -313,11 +462,17 @@ def edit_manifest(
         for name, ops in pipelines.items():
             variant = Variant(name, tuple(ops))
             said: list[str] = []
+            certify_it = not keep_uncertified
             try:
                 written.append(
                     edit_row(
-                        row, opened.path.parent, variant, out, require_certificate=False, notes=said
-                    )  # fmt: skip
+                        row,
+                        opened.path.parent,
+                        variant,
+                        out,
+                        require_certificate=certify_it,
+                        notes=said,
+                    )
                 )
                 notes.extend((str(row.get("id")), name, note) for note in said)
             except (EditError, VariantRejected) as exc:

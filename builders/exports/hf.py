@@ -22,6 +22,7 @@ import pyarrow.parquet as pq
 from tempogen import __version__
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import atomic_path, dumps, write_text
+from tempogen.manifest import DECLARED, provenance
 from tempogen.questions import VARIATION_KEYS
 from tempogen.video import place_video
 
@@ -81,6 +82,15 @@ COLUMN_DOCS = {
     "certificate": "JSON: the answer from TOMATO's 16 uniform samples and from single frames",
     "encoding": "'' (plain) or 'temporal_noise' (every frame alone is noise; see the README)",
 }
+# Columns written only when some row's answer is not certified from its states (see
+# :func:`tempogen.manifest.provenance`): a dataset whose answers all are keeps :data:`SCHEMA`.
+PROVENANCE_SCHEMA = pa.schema([("certified", pa.bool_()), ("verified", pa.string())])
+PROVENANCE_DOCS = {
+    "certified": "false: kept although TOMATO's 16 samples do not show its answer "
+    "(`tempogen edit --keep-uncertified`); null: certified from its states",
+    "verified": f"'{DECLARED}': the answer rests on declared facts, not per-frame states, "
+    "and nothing here confirms it; null: derived from the clip's states",
+}
 TASK_CATEGORIES = ("video-text-to-text", "visual-question-answering")
 
 
@@ -137,7 +147,15 @@ def flatten(row: dict[str, Any], video: str) -> dict[str, Any]:
         "labels": _json_or_none(row.get("labels")),
         "certificate": _json_or_none(row.get("certificate")),
         "encoding": (row.get("spec") or {}).get("encoding", ""),
+        **provenance(row),  # columns of their own only where some row has them
     }
+
+
+def table_schema(records: list[dict[str, Any]]) -> pa.Schema:
+    """:data:`SCHEMA`, plus the provenance columns when some record carries them."""
+    if any(k in r for r in records for k in PROVENANCE_SCHEMA.names):
+        return pa.schema(list(SCHEMA) + list(PROVENANCE_SCHEMA))
+    return SCHEMA
 
 
 def size_category(n: int) -> str:
@@ -212,7 +230,27 @@ def dataset_card(records: list[dict[str, Any]], config: dict[str, Any] | None) -
             "`simulated`): those videos keep their owners' licences; check them before "
             "redistributing."
         )
-    cols = "\n".join(f"| `{k}` | {v} |" for k, v in COLUMN_DOCS.items())
+    docs = dict(COLUMN_DOCS)
+    uncertified = sum(r.get("certified") is False for r in records)
+    declared = sum(r.get("verified") == DECLARED for r in records)
+    caveat = ""
+    if uncertified or declared:
+        docs.update(PROVENANCE_DOCS)
+        caveat = "\n\n## Answers not certified from states\n\n" + " ".join(
+            s
+            for s in (
+                f"{uncertified} question(s) were kept although TOMATO's 16 uniform samples do "
+                "not show their answer (`certified` is false): score them apart."
+                if uncertified
+                else "",
+                f"{declared} question(s) rest on declared facts, not per-frame states "
+                f"(`verified` is `{DECLARED}`): no certificate confirms their answers."
+                if declared
+                else "",
+            )
+            if s
+        )
+    cols = "\n".join(f"| `{k}` | {v} |" for k, v in docs.items())
     body = f"""
 # tempogen visual temporal reasoning
 
@@ -222,7 +260,7 @@ first, how many times), in the format of TOMATO (Shangguan et al., 2024). Every 
 computed from exact per-frame object states and certified answerable from the 16 uniformly
 sampled frames TOMATO's evaluator shows a model.
 
-{n} questions, split `test`.
+{n} questions, split `test`.{caveat}
 
 ## Counts
 
@@ -300,7 +338,7 @@ def export_hf(
         records.append(flatten(row, video))
     for src, dst, sha in jobs:
         place_video(src, dst, sha)
-    table = pa.Table.from_pylist(records, schema=SCHEMA)
+    table = pa.Table.from_pylist(records, schema=table_schema(records))
     with atomic_path(out / DATA_FILE) as tmp:
         pq.write_table(table, tmp)
     config = None
@@ -334,6 +372,10 @@ def _record_problem(rec: dict[str, Any], base: Path) -> tuple[str, str] | None:
     for k in VARIATION_KEYS:
         if variation.get(k) not in (0, 1):
             return f"variation.{k}", f"expected 0 or 1, got {variation.get(k)!r}"
+    if rec.get("certified") not in (None, False):
+        return "certified", f"false or null, got {rec['certified']!r}"
+    if rec.get("verified") not in (None, DECLARED):
+        return "verified", f"{DECLARED!r} or null, got {rec['verified']!r}"
     for col in ("edits", "labels", "certificate"):
         if rec[col] is not None:
             try:
@@ -358,7 +400,8 @@ def check_hf(out_dir: str | os.PathLike[str]) -> tuple[int, list[str]]:
     except (OSError, pa.ArrowException) as exc:
         return 0, [f"{path}: cannot read as Parquet: {exc}"]
     problems = []
-    for fld in SCHEMA:
+    optional = [f for f in PROVENANCE_SCHEMA if f.name in table.schema.names]
+    for fld in list(SCHEMA) + optional:
         if fld.name not in table.schema.names:
             problems.append(f"{path}: column {fld.name}: missing")
         elif not table.schema.field(fld.name).type.equals(fld.type):

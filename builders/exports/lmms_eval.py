@@ -33,6 +33,7 @@ from tempogen.builders.eval.lmms_utils import (
     TASK,
 )
 from tempogen.io import write_bytes, write_jsonl, write_text
+from tempogen.manifest import provenance
 from tempogen.questions import VARIATION_KEYS
 
 DATA_FILE = "test.jsonl"
@@ -79,6 +80,7 @@ def doc_of(row: dict[str, Any], dataset_dir: Path | None = None) -> dict[str, An
         "answer_text": options[answer],
         "variation": {k: int(variation.get(k, 0)) for k in VARIATION_KEYS},
         "pair": str(row.get("pair") or ""),  # a minimal pair's id ("" = none)
+        **provenance(row),  # an uncertified or declared answer says so
     }
 
 

@@ -19,6 +19,7 @@ import numpy as np
 
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import parse_json, read_json, read_text, write_text
+from tempogen.manifest import DECLARED, provenance
 from tempogen.questions import TASKS, VARIATION_KEYS
 from tempogen.video import VideoError, place_video
 
@@ -110,6 +111,7 @@ def _entry(row: dict[str, Any]) -> dict[str, Any]:
     }
     if row.get("pair"):  # a minimal pair's id, for instance accuracy (TOMATO ignores it)
         entry["pair"] = str(row["pair"])
+    entry.update(provenance(row))  # an uncertified or declared answer says so (TOMATO ignores it)
     return entry
 
 
@@ -262,6 +264,13 @@ def entry_problem(entry: Any) -> tuple[str, str] | None:
             return f"variation.{k}", f"expected 0 or 1, got {variation[k]!r}"
     if "pair" in entry and not (isinstance(entry["pair"], str) and entry["pair"]):
         return "pair", f"expected a minimal pair's id (a non-empty string), got {entry['pair']!r}"
+    if "certified" in entry and entry["certified"] is not False:
+        return (
+            "certified",
+            f"present only as false (an uncertified answer), got {entry['certified']!r}",
+        )
+    if "verified" in entry and entry["verified"] != DECLARED:
+        return "verified", f"present only as {DECLARED!r}, got {entry['verified']!r}"
     return None
 
 

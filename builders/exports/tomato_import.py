@@ -23,7 +23,7 @@ from tempogen.errors import InputFileError, MissingFileError, OutputError
 from tempogen.facts import get_fact
 from tempogen.io import content_hash
 from tempogen.labels import Labels, Query
-from tempogen.manifest import SCHEMA_VERSION, write_manifest
+from tempogen.manifest import DECLARED, SCHEMA_VERSION, write_manifest
 from tempogen.questions import TASKS
 from tempogen.video import sha256_file
 
@@ -179,4 +179,5 @@ def _row(
         report.as_text += 1
     note = " ".join(s for s in (entry.get("note") or "", f"TOMATO key {entry['key']}") if s)
     row["note"] = note
+    row["verified"] = DECLARED  # TOMATO's own answer: no per-frame states confirm it
     return row

@@ -98,8 +98,29 @@ def _one_after_another(
     n = a.num_frames + gap + b.num_frames
     black = np.zeros(n, bool)
     black[a.num_frames : a.num_frames + gap] = True
-    out = Clip.from_stream(Stream(frames, n, (w, h)), a.fps, labels, facts)
+    ca, cb = a.content_ids(), b.content_ids()
+    cb = np.where(cb >= 0, cb + int(ca.max(initial=-1)) + 1, -1)  # B's pictures are new ones
+    content = np.concatenate([ca, np.full(gap, -1), cb])
+    out = Clip.from_stream(Stream(frames, n, (w, h), content), a.fps, labels, facts)
     return out.evolve(black=black, audio=a.audio or b.audio)
+
+
+def gap_frames(op: str, name: str, seconds: object, fps: float | None = None) -> int:
+    """``seconds`` of black as whole frames at ``fps`` (none: the value is only checked).
+
+    A negative gap would overlap the clips, dropping frames of the second while its labels
+    still count them, so it is refused, as is a gap that is not a finite number.
+    """
+    if seconds is None:
+        return 0
+    if (
+        isinstance(seconds, bool)
+        or not isinstance(seconds, int | float)
+        or not math.isfinite(seconds)
+        or seconds < 0
+    ):
+        raise EditError(f"{op}: {name} must be a number of seconds >= 0, got {seconds!r}")
+    return 0 if fps is None else int(round(seconds * fps))
 
 
 def concat(a: Clip, b: Clip, gap: float | None = None) -> Clip:
@@ -108,7 +129,7 @@ def concat(a: Clip, b: Clip, gap: float | None = None) -> Clip:
     Both clips must show the same objects and question; the joined states answer it anew.
     """
     _same_format(a, b, "concat")
-    g = int(round((gap or 0) * a.fps))
+    g = gap_frames("concat", "gap", gap, a.fps)
     labels = (
         _joined_labels(a.labels, b.labels, g, "concat")
         if a.labels is not None and b.labels is not None
@@ -138,7 +159,7 @@ def pair_with_black_gap(pos: Clip, neg: Clip, seconds: float = 2.0) -> Clip:
     The result carries which frames belong to which caption, not merged object labels.
     """
     _same_format(pos, neg, "pair_with_black_gap")
-    g = int(round(seconds * pos.fps))
+    g = gap_frames("pair_with_black_gap", "seconds", seconds, pos.fps)
     if g < 1:
         raise EditError(
             f"pair_with_black_gap: the gap must hold at least one frame, got {seconds} s"
@@ -210,7 +231,9 @@ def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
                 role = "distractor" if t.role != "anchor" else "anchor"
                 tracks.append(replace(t, name=f"b:{t.name}", role=role))
         labels = la.with_tracks(tuple(tracks))
-    out = Clip.from_stream(Stream(frames, n, (w, h)), a.fps, labels, dict(a.facts))
+    # the question is A's: the frames show A's moments (B's picture rides along)
+    stream = Stream(frames, n, (w, h), a.content_ids()[:n])
+    out = Clip.from_stream(stream, a.fps, labels, dict(a.facts))
     out = out.evolve(audio=a.audio or b.audio)
     if labels is not None and a.labels is not None:
         fact = a.labels.query.fact
@@ -241,6 +264,7 @@ class Concat(Op):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "other", tuple(self.other or ()))
+        gap_frames("concat", "gap", self.gap)
 
     def __call__(self, clip: Clip) -> Clip:
         return concat(clip, _other(clip, self.other, "concat"), self.gap)

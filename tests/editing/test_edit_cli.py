@@ -167,14 +167,6 @@ def test_edit_never_writes_over_its_input_manifest(mixed) -> None:
     assert not list(mixed.glob("videos/*.mp4"))
 
 
-@pytest.fixture(scope="module")
-def tiny_dataset(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("tiny") / "ds"
-    res = tempogen("generate", "--config", "configs/tiny.yaml", "--out", out, "-j", "2", "-q")
-    assert res.returncode == 0, res.stderr
-    return out
-
-
 @pytest.mark.slow
 def test_audit_verify_agrees(tiny_dataset) -> None:
     rows = _read_jsonl(tiny_dataset / "manifest.jsonl")

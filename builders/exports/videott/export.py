@@ -46,6 +46,7 @@ from tempogen.errors import InputFileError, MissingFileError
 from tempogen.facts import answer_of
 from tempogen.io import write_json
 from tempogen.labels import Labels
+from tempogen.manifest import provenance
 from tempogen.questions import answer_key, describe
 
 WRITERS = {
@@ -197,6 +198,7 @@ def question_set(row: dict[str, Any]) -> dict[str, Any]:
             "answerable": sampled is not None and answer_key(ctx.fact, sampled) == ctx.key,
         },
         "questions": questions,
+        **provenance(row),  # kept although uncertified: says so
     }
 
 
