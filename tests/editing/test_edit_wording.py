@@ -493,7 +493,7 @@ def test_tempogen_edit_refuses_a_reversed_before_it_stops(tmp_path, plugin) -> N
     (tmp_path / "p.yaml").write_text("{rev: [reverse], slow: [{speed: 0.5}]}\n", encoding="utf-8")
     res = _tempogen(
         "edit", "--manifest", tmp_path / "ds" / "manifest.jsonl", "--pipeline", tmp_path / "p.yaml",
-        "--out", tmp_path / "ed", "-q", env_path=plugin,
+        "--out", tmp_path / "ed", "-q", "--plugins", "wording_zigzag", env_path=plugin,
     )  # fmt: skip
     assert res.returncode == 0, res.stderr
     rows = [json.loads(x) for x in (tmp_path / "ed" / "manifest.jsonl").read_text().splitlines()]
