@@ -6,13 +6,22 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tempogen.config import DatasetConfig, Estimate
 
 
 def _generate(args: argparse.Namespace) -> int:
     from tempogen.builders.dataset.build import build_dataset
-    from tempogen.config import load_config
+    from tempogen.config import check_estimate, config_estimate, load_config
 
     cfg = load_config(args.config)
+    est = check_estimate(config_estimate(cfg), cfg.source, args.allow_large, "pass --allow-large")
+    if args.dry_run:
+        return _plan_only(cfg, est)
+    if not args.quiet:
+        print(f"estimate: {est.line()}", file=sys.stderr)
     summary = build_dataset(
         cfg,
         args.out,
@@ -43,6 +52,17 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan_only(cfg: DatasetConfig, est: Estimate) -> int:
+    """``generate --dry-run``: the estimate and the planned clips; nothing is written."""
+    from tempogen.generators.build import plan
+
+    specs = plan(cfg)
+    frames = sum(s.num_frames for s in specs)
+    print(f"estimate: {est.line()}")
+    print(f"plan: {len(specs)} clips, {frames:,} frames before edited variants; nothing written")
+    return 0
+
+
 def _motions(args: argparse.Namespace) -> int:
     from tempogen.generators.motion import motions_for
     from tempogen.questions import TASKS
@@ -65,11 +85,17 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _human_render(args: argparse.Namespace) -> int:
+    from tempogen.config import check_estimate
     from tempogen.generators.humans import render_motion_files
-    from tempogen.generators.motion_import import load_motion
+    from tempogen.generators.motion_import import load_motion, render_estimate
 
-    seq = load_motion(args.motion, fps=args.fps, joint_map=args.joint_map)
     w, h = args.size
+    seq = load_motion(args.motion, joint_map=args.joint_map)  # at its own rate: as the file
+    est = render_estimate(seq, args.fps, w, h)
+    where = f"{args.motion} at --fps {args.fps:g}, --size {w}x{h}"
+    check_estimate(est, where, args.allow_large, "pass --allow-large")
+    if args.fps != seq.fps:
+        seq = seq.resample(args.fps)
     joints = args.out.rsplit(".", 1)[0] + ".joints.json"
     truth = render_motion_files(
         seq, args.out, joints, width=w, height=h, body_path=args.body or "",
@@ -451,6 +477,9 @@ def _executor_options(p: argparse.ArgumentParser, default: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from tempogen.cli_types import finite_float, jobs_int, positive_int, seed_int
+    from tempogen.config import MAX_FPS
+
     p = argparse.ArgumentParser(
         prog="tempogen",
         description="Build, edit, audit and score video benchmarks for visual temporal "
@@ -474,7 +503,18 @@ def build_parser() -> argparse.ArgumentParser:
         "~/.cache/tempogen)",
     )
     g.add_argument(
-        "-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)"
+        "-j", "--jobs", type=jobs_int, default=None, help="worker processes (default: all cores)"
+    )
+    g.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="build even past the cost limits (a clip over 144,000 frames, over 8 GB of memory "
+        "a process, or over a day of one core's time by the estimate)",
+    )
+    g.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the estimate and the planned clips, and write nothing",
     )
     g.add_argument(
         "--replace",
@@ -509,9 +549,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="agreement %% needed to exit 0 (default %(default)s)",
     )
     v.add_argument(
-        "--sample", type=int, default=None, help="verify an evenly spread sample of N rows"
+        "--sample", type=positive_int, default=None, help="verify an evenly spread sample of N rows"
     )
-    v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
+    v.add_argument("-j", "--jobs", type=jobs_int, default=None, help="worker processes (default 1)")
     v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _plugins_option(v)
     _executor_options(v, "local")
@@ -519,7 +559,7 @@ def build_parser() -> argparse.ArgumentParser:
     va = asub.add_parser("validity", help="certificates and kappa / tau / rho of an ideal observer")
     va.add_argument("--manifest", required=True, help="manifest (JSONL) to audit")
     va.add_argument(
-        "--seed", type=int, default=None,
+        "--seed", type=seed_int, default=None,
         help="seed of the shuffled and random settings (default: the build's, from config.json)",
     )  # fmt: skip
     va.add_argument("--out", default=None, help="also write the figures as JSON here")
@@ -670,12 +710,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     hr.add_argument("motion", help="motion file (.npz AMASS, .pkl VIBE, .bvh)")
     hr.add_argument("--out", required=True, help="output .mp4 (joints go to <out>.joints.json)")
-    hr.add_argument("--fps", type=float, default=30.0, help="clip frame rate (resampled)")
+    hr.add_argument(
+        "--fps", type=finite_float(1, MAX_FPS), default=30.0,
+        help="clip frame rate, 1 to 240 (resampled; default %(default)s)",
+    )  # fmt: skip
     hr.add_argument("--size", default="640x360", type=_size, help="WIDTHxHEIGHT (default 640x360)")
     hr.add_argument("--body", help="SMPL/SMPL-H/SMPL-X model file or folder (default: embedded)")
     hr.add_argument("--background", default="solid", choices=("solid", "gradient", "grid", "noise"))
     hr.add_argument(
         "--joint-map", help="YAML of SMPL joint: BVH joint overriding the mapping (BVH only)"
+    )
+    hr.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="render even past the cost limits (over 144,000 frames or 8 GB of memory)",
     )
     hr.set_defaults(func=_human_render)
     hm = husub.add_parser(
