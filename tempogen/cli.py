@@ -477,7 +477,7 @@ def _executor_options(p: argparse.ArgumentParser, default: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from tempogen.cli_types import finite_float, jobs_int, positive_int, seed_int
+    from tempogen.cli_types import finite_float, positive_int, seed_int
     from tempogen.config import MAX_FPS
 
     p = argparse.ArgumentParser(
@@ -503,7 +503,7 @@ def build_parser() -> argparse.ArgumentParser:
         "~/.cache/tempogen)",
     )
     g.add_argument(
-        "-j", "--jobs", type=jobs_int, default=None, help="worker processes (default: all cores)"
+        "-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)"
     )
     g.add_argument(
         "--allow-large",
@@ -551,7 +551,7 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument(
         "--sample", type=positive_int, default=None, help="verify an evenly spread sample of N rows"
     )
-    v.add_argument("-j", "--jobs", type=jobs_int, default=None, help="worker processes (default 1)")
+    v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
     v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
     _plugins_option(v)
     _executor_options(v, "local")

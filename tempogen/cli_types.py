@@ -11,8 +11,6 @@ import argparse
 import math
 from collections.abc import Callable
 
-MAX_JOBS = 4096  # worker processes: far above any machine's cores, far below a fork bomb
-
 
 def bounded_int(lo: int, hi: int | None = None) -> Callable[[str], int]:
     """An integer option from ``lo`` to ``hi`` (None: no upper bound)."""
@@ -51,5 +49,4 @@ def finite_float(lo: float, hi: float, lo_open: bool = False) -> Callable[[str],
 
 
 positive_int = bounded_int(1)
-jobs_int = bounded_int(1, MAX_JOBS)
 seed_int = bounded_int(0, 2**63 - 1)  # as a config's ``seed``

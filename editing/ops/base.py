@@ -269,7 +269,11 @@ def _mismatch(value: Any, hint: Any, where: str = "") -> tuple[str, str] | None:
     if hint is float:
         if isinstance(value, bool) or not isinstance(value, int | float):
             return where, f"expected a number, got {value!r}"
-        if not math.isfinite(value):
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:  # an integer past any float
+            finite = False
+        if not finite:
             return where, f"must be a finite number, got {value!r}"
         return None
     if hint is int:
