@@ -533,7 +533,8 @@ def config_estimate(cfg: DatasetConfig) -> Estimate:
     made["edit"] = cfg.variants.share * rendered + cfg.vinoground.pairs * 8.0 * cfg.fps
     frames = sum(made.values())
     kinds = {k: v / frames for k, v in made.items()}
-    longest = max(cfg.duration[1], s3.duration[1]) * cfg.fps
+    spans = [cfg.duration[1]] * (flat > 0) + [s3.duration[1]] * (s3.humans + s3.objects > 0)
+    longest = max(max(spans, default=0.0) * cfg.fps, 32)
     return estimate(frames, *cfg.size, kind=kinds, longest=longest, held_bytes=300 * 2**20)
 
 
@@ -546,6 +547,8 @@ def _bytes(n: float) -> str:
 
 
 def _duration(s: float) -> str:
+    if s < 1:
+        return "under 1 s"
     if s < 90:
         return f"{s:.0f} s"
     if s < 5400:
