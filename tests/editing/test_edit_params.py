@@ -71,6 +71,7 @@ MORE = [
     ("{zoom_in: {subject: 3}}", "subject"),
     ("{composite: {layout: 3}}", "layout"),
     ("{concat: {gap: .nan}}", "gap"),
+    ("{concat: {gap: 1000000.0}}", "gap"),
     ("{concat: {gap: 1" + "0" * 400 + "}}", "gap"),  # an integer past any float
 ]
 
@@ -106,6 +107,15 @@ def test_an_edit_past_the_frame_limit_is_refused_with_the_estimate(manifest, tmp
     assert "Traceback" not in proc.stderr
     assert "speed(factor=0.001): about 199,001 frames of 32x32" in proc.stderr
     assert "longer than 144,000" in proc.stderr and "TEMPOGEN_ALLOW_LARGE" in proc.stderr
+
+
+def test_a_join_past_the_frame_limit_is_refused_with_the_estimate(manifest, tmp_path) -> None:
+    # A: 200 frames; B: 142,143 frames (each under the limit); 2,000 black frames between
+    proc = _edit(manifest, tmp_path, "{concat: {other: [{speed: 0.0014}], gap: 200.0}}")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "Traceback" not in proc.stderr
+    assert "concat(other=({'speed': 0.0014},), gap=200.0): about 144,343 frames" in proc.stderr
+    assert "longer than 144,000" in proc.stderr
 
 
 def test_plugin_ops_get_the_annotation_check_and_their_validate(monkeypatch) -> None:
