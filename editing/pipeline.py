@@ -55,7 +55,10 @@ def load_pipelines(path: str | os.PathLike[str]) -> dict[str, list[Op]]:
 
 
 def run_pipeline(clip: Clip, ops: Sequence[Op]) -> Clip:
-    """Apply ops in order."""
+    """Apply ops in order; a clip past the cost limits is refused before its frames are made."""
+    from tempogen.editing.ops.base import check_cost
+
     for op in ops:
         clip = op(clip)
+        check_cost(op, clip.num_frames, clip.size)  # joins and plugin ops too: before any frame
     return clip

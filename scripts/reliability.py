@@ -585,6 +585,101 @@ def _npz(d: Path, whole: bool = False) -> Path:
     return path
 
 
+# -- costs and op parameters (issue 25): bounded before any frame is made ---------------------
+def _edit_op(d: Path, op: str, frames: int = 0) -> list[str]:
+    """``tempogen edit`` with a one-op pipeline on one clip (``frames`` of 32x32 when given)."""
+    from tempogen.video import write_video
+
+    if frames:
+        write_video(d / "c.mp4", np.full((frames, 32, 32, 3), 90, np.uint8), 10)
+    m = _manifest(d, [json.dumps({"id": "clip1", "video": "c.mp4", "labels": {"count": 2}})])
+    pipe = _w(d / "p.yaml", f"- {op}\n")
+    return ["edit", "--manifest", str(m), "--pipeline", str(pipe), "--out", str(d / "o"), "-q"]
+
+
+def _long_motion(d: Path) -> list[str]:
+    """1,000 poses a second apart, rendered at 240 fps: 239,761 frames."""
+    path = d / "long.npz"
+    np.savez(path, poses=np.zeros((1000, 156)), trans=np.zeros((1000, 3)), betas=np.zeros(16),
+             mocap_framerate=np.array(1.0))  # fmt: skip
+    return ["human", "render", str(path), "--out", str(d / "o.mp4"), "--fps", "240"]
+
+
+COST_CASES: list[Case] = [
+    (
+        "config: 7680x7680, 240 fps, 600 s",
+        lambda d: _cfg(d, "size: [7680, 7680]\nfps: 240\nduration: [600, 600]\n"),
+        ["c.yaml", "frames of 7680x7680", "one core's time", "--allow-large"],
+    ),
+    (
+        "human render: --fps 1e7",
+        lambda d: [
+            "human",
+            "render",
+            str(_npz(d, True)),
+            "--out",
+            str(d / "o.mp4"),
+            "--fps",
+            "1e7",
+        ],
+        ["--fps", "1e7"],
+    ),
+    ("human render: 239,761 frames", _long_motion, ["long.npz", "239,761 frames", "--allow-large"]),
+    (
+        "edit: crop size 0",
+        lambda d: _edit_op(d, "{crop: {box: [0, 0, 8, 8], size: [0, 0]}}"),
+        ["p.yaml[0]", "crop: size"],
+    ),
+    (
+        "edit: crop size 40000",
+        lambda d: _edit_op(d, "{crop: {box: [0, 0, 8, 8], size: [40000, 40000]}}"),
+        ["p.yaml[0]", "crop: size"],
+    ),
+    (
+        "edit: crop box abc",
+        lambda d: _edit_op(d, "{crop: [0, 0, abc, 8]}"),
+        ["p.yaml[0]", "crop: box[2]"],
+    ),
+    ("edit: gap abc", lambda d: _edit_op(d, "{concat: {gap: abc}}"), ["p.yaml[0]", "concat: gap"]),
+    (
+        "edit: gap .inf",
+        lambda d: _edit_op(d, "{concat: {gap: .inf}}"),
+        ["p.yaml[0]", "concat: gap"],
+    ),
+    (
+        "edit: start .nan",
+        lambda d: _edit_op(d, "{trim: {start: .nan}}"),
+        ["p.yaml[0]", "trim: start"],
+    ),
+    (
+        "edit: speed 0.00001",
+        lambda d: _edit_op(d, "{speed: 0.00001}"),
+        ["p.yaml[0]", "speed: factor"],
+    ),
+    (
+        "edit: zoom margin -1",
+        lambda d: _edit_op(d, "{zoom_in: {margin: -1.0}}"),
+        ["p.yaml[0]", "zoom_in: margin"],
+    ),
+    (
+        "edit: loop 1e9 times",
+        lambda d: _edit_op(d, "{loop: 1000000000}"),
+        ["p.yaml[0]", "loop: times"],
+    ),
+    (
+        "edit: speed 0.001 of 200 frames",
+        lambda d: _edit_op(d, "{speed: 0.001}", frames=200),
+        ["speed(factor=0.001)", "199,001 frames", "144,000"],
+    ),
+    (
+        "audit verify: --sample -3",
+        lambda d: ["audit", "verify", "--manifest", str(d / "m.jsonl"), "--sample", "-3"],
+        ["--sample", "-3"],
+    ),
+]
+CASES += COST_CASES
+
+
 def bad_inputs(work: Path) -> dict[str, Any]:
     """Run every case in-process through ``tempogen.cli.main``; a case is clear when it
     exits 2, writes no traceback and its message names every expected place."""

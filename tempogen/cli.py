@@ -6,14 +6,23 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tempogen.config import DatasetConfig, Estimate
 
 
 def _generate(args: argparse.Namespace) -> int:
     from tempogen.builders.dataset.build import build_dataset
-    from tempogen.config import load_config
+    from tempogen.config import check_estimate, config_estimate, load_config
 
     cfg = load_config(args.config)
+    est = check_estimate(config_estimate(cfg), cfg.source, args.allow_large, "pass --allow-large")
+    if args.dry_run:
+        return _plan_only(cfg, est)
+    if not args.quiet:
+        print(f"estimate: {est.line()}", file=sys.stderr)
     summary = build_dataset(
         cfg,
         args.out,
@@ -44,6 +53,17 @@ def _generate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _plan_only(cfg: DatasetConfig, est: Estimate) -> int:
+    """``generate --dry-run``: the estimate and the planned clips; nothing is written."""
+    from tempogen.generators.build import plan
+
+    specs = plan(cfg)
+    frames = sum(s.num_frames for s in specs)
+    print(f"estimate: {est.line()}")
+    print(f"plan: {len(specs)} clips, {frames:,} frames before edited variants; nothing written")
+    return 0
+
+
 def _motions(args: argparse.Namespace) -> int:
     from tempogen.generators.motion import motions_for
     from tempogen.questions import TASKS
@@ -65,29 +85,18 @@ def _size(text: str) -> tuple[int, int]:
     return w, h
 
 
-def _within(kind: type, lo: float, hi: float) -> Callable[[str], int | float]:
-    """An argparse type: a ``kind`` number in ``lo..hi``, so a costly parameter (pair counts,
-    top-k, attempts, timeouts) is refused up front rather than run without bound."""
-
-    def parse(text: str) -> int | float:
-        try:
-            value = kind(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {kind.__name__}, got {text!r}") from None
-        if not lo <= value <= hi:  # also refuses nan
-            raise argparse.ArgumentTypeError(f"must be within {lo:g}..{hi:g}, got {text}")
-        return value
-
-    parse.__name__ = kind.__name__
-    return parse
-
-
 def _human_render(args: argparse.Namespace) -> int:
+    from tempogen.config import check_estimate
     from tempogen.generators.humans import render_motion_files
-    from tempogen.generators.motion_import import load_motion
+    from tempogen.generators.motion_import import load_motion, render_estimate
 
-    seq = load_motion(args.motion, fps=args.fps, joint_map=args.joint_map)
     w, h = args.size
+    seq = load_motion(args.motion, joint_map=args.joint_map)  # at its own rate: as the file
+    est = render_estimate(seq, args.fps, w, h)
+    where = f"{args.motion} at --fps {args.fps:g}, --size {w}x{h}"
+    check_estimate(est, where, args.allow_large, "pass --allow-large")
+    if args.fps != seq.fps:
+        seq = seq.resample(args.fps)
     joints = args.out.rsplit(".", 1)[0] + ".joints.json"
     truth = render_motion_files(
         seq, args.out, joints, width=w, height=h, body_path=args.body or "",
@@ -472,28 +481,6 @@ def _retrieve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _percent(text: str) -> float:
-    """``--min``: a finite percentage, 0 to 100."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = float("nan")
-    if not 0.0 <= value <= 100.0:  # also false for nan
-        raise argparse.ArgumentTypeError(f"expected a percentage from 0 to 100, got {text!r}")
-    return value
-
-
-def _positive_int(text: str) -> int:
-    """A count of at least 1 (``--sample``)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"expected a whole number of at least 1, got {text!r}")
-    return value
-
-
 def _module_names(text: str) -> tuple[str, ...]:
     """``--plugins a,b.c``: module names, comma-separated."""
     names = tuple(n.strip() for n in text.split(","))
@@ -535,6 +522,9 @@ MAX_TOP_K = 1_000  # retrieval.search.MAX_TOP_K
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from tempogen.cli_types import bounded_int, finite_float, positive_int, seed_int
+    from tempogen.config import MAX_FPS
+
     p = argparse.ArgumentParser(
         prog="tempogen",
         description="Build, edit, audit and score video benchmarks for visual temporal "
@@ -559,6 +549,17 @@ def build_parser() -> argparse.ArgumentParser:
     )
     g.add_argument(
         "-j", "--jobs", type=int, default=None, help="worker processes (default: all cores)"
+    )
+    g.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="build even past the cost limits (a clip over 144,000 frames, over 8 GB of memory "
+        "a process, or over a day of one core's time by the estimate)",
+    )
+    g.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the estimate and the planned clips, and write nothing",
     )
     g.add_argument(
         "--replace",
@@ -595,16 +596,13 @@ def build_parser() -> argparse.ArgumentParser:
     v.add_argument("--manifest", required=True, help="manifest (JSONL) to verify")
     v.add_argument(
         "--min",
-        type=_percent,
+        type=finite_float(0, 100),
         default=100.0,
         metavar="PERCENT",
         help="agreement needed to exit 0, 0..100 (default 100: any disagreement exits 1)",
     )
     v.add_argument(
-        "--sample",
-        type=_positive_int,
-        default=None,
-        help="verify an evenly spread sample of N rows",
+        "--sample", type=positive_int, default=None, help="verify an evenly spread sample of N rows"
     )
     v.add_argument("-j", "--jobs", type=int, default=None, help="worker processes (default 1)")
     v.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
@@ -614,7 +612,7 @@ def build_parser() -> argparse.ArgumentParser:
     va = asub.add_parser("validity", help="certificates and kappa / tau / rho of an ideal observer")
     va.add_argument("--manifest", required=True, help="manifest (JSONL) to audit")
     va.add_argument(
-        "--seed", type=int, default=None,
+        "--seed", type=seed_int, default=None,
         help="seed of the shuffled and random settings (default: the build's, from config.json)",
     )  # fmt: skip
     va.add_argument("--out", default=None, help="also write the figures as JSON here")
@@ -692,11 +690,11 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     ev.add_argument("--cache", default=None, help="eval run: reply cache folder")
     ev.add_argument(
-        "--limit", type=_within(int, 1, 10**9), default=None,
+        "--limit", type=bounded_int(1, 10**9), default=None,
         help="eval run: first N questions only",
     )  # fmt: skip
     ev.add_argument(
-        "--attempts", type=_within(int, 1, 50), default=5,
+        "--attempts", type=bounded_int(1, 50), default=5,
         help="eval run: tries per request (1..50)",
     )  # fmt: skip
     ev.add_argument("-q", "--quiet", action="store_true", help="eval run: no progress bar")
@@ -707,7 +705,7 @@ def build_parser() -> argparse.ArgumentParser:
     cg = csub.add_parser("generate", help="write caption pairs: offline, from an LLM, or a file")
     cg.add_argument("--source", required=True, help="offline | llm | a CSV/JSONL file of pairs")
     cg.add_argument(
-        "-n", type=_within(int, 1, MAX_PAIRS), default=100,
+        "-n", type=bounded_int(1, MAX_PAIRS), default=100,
         help=f"how many pairs, 1..{MAX_PAIRS} (default %(default)s)",
     )  # fmt: skip
     cg.add_argument("--out", required=True, help="pairs JSONL to write")
@@ -720,11 +718,11 @@ def build_parser() -> argparse.ArgumentParser:
     cg.add_argument("--cache-dir", default=None, help="LLM response cache (default: beside --out)")
     cg.add_argument("--llm-config", default=None, help="YAML: base_url, model, timeout, ...")
     cg.add_argument(
-        "--timeout", type=_within(float, 0.1, 3600), default=None,
+        "--timeout", type=finite_float(0.1, 3600), default=None,
         help="deadline in seconds for each whole LLM request, 0.1..3600 (default 60)",
     )  # fmt: skip
     cg.add_argument(
-        "--max-attempts", type=_within(int, 1, 50), default=None,
+        "--max-attempts", type=bounded_int(1, 50), default=None,
         help="tries per LLM request, 1..50 (default 5)",
     )  # fmt: skip
     cg.set_defaults(func=_captions_generate)
@@ -761,7 +759,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="vatex:PATH | jsonl:PATH | library:DIR (repeatable)",
     )
     rt.add_argument(
-        "--top-k", type=_within(int, 1, MAX_TOP_K), default=20,
+        "--top-k", type=bounded_int(1, MAX_TOP_K), default=20,
         help=f"candidates per caption, 1..{MAX_TOP_K} (default %(default)s)",
     )  # fmt: skip
     rt.add_argument("--out", required=True, help="candidates JSONL to write")
@@ -788,12 +786,20 @@ def build_parser() -> argparse.ArgumentParser:
     )
     hr.add_argument("motion", help="motion file (.npz AMASS, .pkl VIBE, .bvh)")
     hr.add_argument("--out", required=True, help="output .mp4 (joints go to <out>.joints.json)")
-    hr.add_argument("--fps", type=float, default=30.0, help="clip frame rate (resampled)")
+    hr.add_argument(
+        "--fps", type=finite_float(1, MAX_FPS), default=30.0,
+        help="clip frame rate, 1 to 240 (resampled; default %(default)s)",
+    )  # fmt: skip
     hr.add_argument("--size", default="640x360", type=_size, help="WIDTHxHEIGHT (default 640x360)")
     hr.add_argument("--body", help="SMPL/SMPL-H/SMPL-X model file or folder (default: embedded)")
     hr.add_argument("--background", default="solid", choices=("solid", "gradient", "grid", "noise"))
     hr.add_argument(
         "--joint-map", help="YAML of SMPL joint: BVH joint overriding the mapping (BVH only)"
+    )
+    hr.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="render even past the cost limits (over 144,000 frames or 8 GB of memory)",
     )
     hr.set_defaults(func=_human_render)
     hm = husub.add_parser(

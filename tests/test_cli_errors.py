@@ -87,3 +87,70 @@ def test_a_bad_size_names_the_option(tmp_path):
     assert proc.returncode == 2
     assert "--size" in proc.stderr and "WIDTHxHEIGHT" in proc.stderr and "'abc'" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+# -- costs bounded up front (issue 25) ---------------------------------------------------------
+HUGE = "size: [7680, 7680]\nfps: 240\nduration: [600, 600]\n"
+
+
+def _tempogen(tmp_path: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYOPENGL_PLATFORM": "egl"}
+    env.pop("TEMPOGEN_ALLOW_LARGE", None)
+    return subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", *args],
+        capture_output=True, text=True, timeout=timeout, cwd=tmp_path, env=env,
+    )  # fmt: skip
+
+
+def test_a_huge_config_is_refused_at_once_with_its_estimate(tmp_path):
+    (tmp_path / "huge.yaml").write_text(HUGE)
+    proc = _tempogen(tmp_path, "generate", "--config", "huge.yaml", "--out", "o", "-q")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert proc.stderr.startswith("tempogen: error: huge.yaml: about ")
+    assert "frames of 7680x7680" in proc.stderr and "of one core's time" in proc.stderr
+    assert "--allow-large" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_allow_large_lets_a_huge_config_through_to_its_plan(tmp_path):
+    (tmp_path / "huge.yaml").write_text(HUGE)
+    proc = _tempogen(
+        tmp_path, "generate", "--config", "huge.yaml", "--out", "o", "--allow-large", "--dry-run"
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert "estimate: about " in proc.stdout and "frames of 7680x7680" in proc.stdout
+    assert "plan: 360 clips" in proc.stdout and "nothing written" in proc.stdout
+    assert not (tmp_path / "o").exists()
+
+
+def test_human_render_refuses_an_extreme_frame_rate_before_allocating(tmp_path):
+    for fps in ("1e7", "inf", "0"):
+        proc = _human_render(tmp_path, "--fps", fps)
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert "argument --fps" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "o.mp4").exists()
+
+
+def test_human_render_refuses_a_clip_past_the_limit_with_its_estimate(tmp_path):
+    import numpy as np
+
+    # 1,000 poses at 1 per second: at 240 fps, 239,761 frames (and as many meshes held)
+    motion = tmp_path / "long.npz"
+    np.savez(
+        motion, poses=np.zeros((1000, 156)), trans=np.zeros((1000, 3)), betas=np.zeros(16),
+        mocap_framerate=np.array(1.0),
+    )  # fmt: skip
+    proc = _tempogen(
+        tmp_path, "human", "render", "long.npz", "--out", "o.mp4", "--fps", "240", timeout=30
+    )
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    assert "long.npz at --fps 240, --size 640x360: about 239,761 frames" in proc.stderr
+    assert "GB of memory" in proc.stderr and "--allow-large" in proc.stderr
+    assert not (tmp_path / "o.mp4").exists()
+
+
+def test_audit_verify_sample_must_be_positive(tmp_path):
+    for n in ("-3", "0", "abc"):
+        proc = _tempogen(tmp_path, "audit", "verify", "--manifest", "m.jsonl", "--sample", n)
+        assert proc.returncode == 2, proc.stderr[-2000:]
+        assert "argument --sample" in proc.stderr and repr(n) in proc.stderr

@@ -13,6 +13,7 @@ op with its own ``apply`` moved the states with its frames, and records the edit
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from collections.abc import Mapping
 from dataclasses import asdict
@@ -89,6 +90,10 @@ class Op:
     variation: ClassVar[str] = COUNTERFACTUAL
     effects: ClassVar[Mapping[str, E.Effect]] = {}
     schema: ClassVar[dict[str, Any]] = {}
+
+    def validate(self) -> None:
+        """Check parameter ranges (types are checked from the annotations first): raise
+        :class:`EditError` naming the parameter (``"size: ..."``). Called by :func:`make_op`."""
 
     def effect(self, fact: str) -> E.Effect:
         """What this op does to answers of ``fact`` (undeclared: unknown, so refused)."""
@@ -268,11 +273,21 @@ class TimeOp(Op):
                 f"{self.name}: select() must give frame numbers 0..{clip.num_frames - 1}, "
                 f"got {sel.dtype} from {sel.min()} to {sel.max()}"
             )
+        check_cost(self, len(sel), clip.size)
         labels = algebra.retime(clip.labels, sel) if clip.labels is not None else None
         black = clip.black[sel] if clip.black is not None else None
         return clip.evolve(
             index=clip.index[sel], affine=clip.affine[sel], labels=labels, black=black
         )
+
+
+def check_cost(op: Op, frames: int, size: tuple[int, int]) -> None:
+    """Refuse an edit whose clip would pass the cost limits of :mod:`tempogen.config` (a clip
+    longer than generate makes, too much memory or time), before any frame is made."""
+    from tempogen.config import check_estimate, estimate
+
+    label = f"{op.name}({op._args()})"
+    check_estimate(estimate(frames, *size, kind="edit"), label, error=EditError)
 
 
 def compose(m: np.ndarray, maps: np.ndarray) -> np.ndarray:
@@ -296,13 +311,18 @@ class SpaceOp(Op):
         from tempogen.editing import algebra
 
         m, size = self.maps(clip)
+        check_cost(self, clip.num_frames, size)
         m = np.broadcast_to(m, (clip.num_frames, 2, 3))
         labels = algebra.move(clip.labels, m, size, self.name) if clip.labels is not None else None
         return clip.evolve(affine=compose(m, clip.affine), size=size, labels=labels)
 
 
 def make_op(name: str, params: Any = None) -> Op:
-    """Build a registered op from its name and parameters (a mapping, a list, one value, none)."""
+    """Build a registered op from its name and parameters (a mapping, a list, one value, none).
+
+    Every parameter is checked against its annotation (a number where ``float`` is annotated,
+    finite; a whole number for ``int``; a list of the right length for a tuple), then the op's
+    own :meth:`Op.validate` checks ranges: errors name the op and the parameter."""
     cls = OPS.get(name)
     if cls is None:
         raise EditError(f"unknown op {name!r}; known ops: {', '.join(sorted(OPS))}")
@@ -315,11 +335,88 @@ def make_op(name: str, params: Any = None) -> Op:
             )
     try:
         if params is None:
-            return cls()
-        if isinstance(params, dict):
-            return cls(**params)
-        if isinstance(params, list | tuple) and getattr(cls, "takes_list", False) is False:
-            return cls(*params)
-        return cls(params)
+            op = cls()
+        elif isinstance(params, dict):
+            op = cls(**params)
+        elif isinstance(params, list | tuple) and getattr(cls, "takes_list", False) is False:
+            op = cls(*params)
+        else:
+            op = cls(params)
     except TypeError as exc:
         raise EditError(f"{name}: bad parameters {params!r}: {exc}") from None
+    check_params(op)
+    try:
+        op.validate()
+    except EditError as exc:
+        raise EditError(f"{name}: {exc}") from None
+    return op
+
+
+def check_params(op: Op) -> None:
+    """Each parameter of ``op`` against its annotation; an error names the op and parameter."""
+    hints = typing.get_type_hints(type(op))
+    for f in dataclasses.fields(op):  # type: ignore[arg-type]
+        problem = _mismatch(getattr(op, f.name), hints.get(f.name, Any))
+        if problem is not None:
+            where, detail = problem
+            raise EditError(f"{op.name}: {f.name}{where}: {detail}")
+
+
+def _mismatch(value: Any, hint: Any, where: str = "") -> tuple[str, str] | None:
+    """Where in ``value`` it does not fit ``hint``, and why; None when it fits."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if hint is Any or (origin is None and not isinstance(hint, type)):
+        return None
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        problems = [_mismatch(value, a, where) for a in args]
+        if all(p is not None for p in problems):
+            # an arm of the right type says what is wrong with the value (``inf``, ``[2]``)
+            closer = [p for p in problems if p and (p[0] != where or "expected" not in p[1])]
+            return closer[0] if closer else (where, f"expected {_words(hint)}, got {value!r}")
+        return None
+    if hint is type(None):
+        return None if value is None else (where, f"expected null, got {value!r}")
+    if origin in (tuple, list) or hint in (tuple, list):
+        if not isinstance(value, tuple | list):
+            return where, f"expected {_words(hint)}, got {value!r}"
+        if origin is tuple and args and args[-1] is not Ellipsis and len(args) != len(value):
+            return where, f"expected {len(args)} values, got {len(value)}: {list(value)!r}"
+        items = args[:1] if origin is list or (args and args[-1] is Ellipsis) else args
+        for i, v in enumerate(value):
+            inner = items[0] if len(items) == 1 else items[i] if items else Any
+            problem = _mismatch(v, inner, f"{where}[{i}]")
+            if problem is not None:
+                return problem
+        return None
+    if hint is float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            return where, f"expected a number, got {value!r}"
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:  # an integer past any float
+            finite = False
+        if not finite:
+            return where, f"must be a finite number, got {value!r}"
+        return None
+    if hint is int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            return where, f"expected a whole number, got {value!r}"
+        return None
+    if hint in (str, bool) and not isinstance(value, hint):
+        return where, f"expected {_words(hint)}, got {value!r}"
+    return None
+
+
+def _words(hint: Any) -> str:
+    """An annotation in words: ``float | None`` -> ``a number or null``."""
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        return " or ".join(_words(a) for a in args)
+    names = {float: "a number", int: "a whole number", str: "a string", bool: "true or false"}
+    if hint is type(None):
+        return "null"
+    if typing.get_origin(hint) is tuple and args and args[-1] is not Ellipsis:
+        return f"a list of {len(args)} values"
+    if typing.get_origin(hint) in (tuple, list) or hint in (tuple, list):
+        return "a list"
+    return names.get(hint, getattr(hint, "__name__", str(hint)))

@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import cv2
 import numpy as np
 
+from tempogen.config import MAX_SECONDS
 from tempogen.editing import algebra
 from tempogen.editing.clip import Clip, Stream
 from tempogen.editing.effects import FROM_STATES, PRESERVED, UNKNOWN, Effect, check, mapped, require
@@ -265,6 +266,10 @@ class Concat(Op):
     def __post_init__(self) -> None:
         object.__setattr__(self, "other", tuple(self.other or ()))
         gap_frames("concat", "gap", self.gap)
+
+    def validate(self) -> None:
+        if self.gap is not None and self.gap > MAX_SECONDS:
+            raise EditError(f"gap: at most {MAX_SECONDS:g} s, got {self.gap!r}")
 
     def __call__(self, clip: Clip) -> Clip:
         return concat(clip, _other(clip, self.other, "concat"), self.gap)

@@ -14,6 +14,8 @@ from tempogen.editing.ops._facts import BUILTIN
 from tempogen.editing.ops.base import COMPOSITE, TimeOp, register_op
 from tempogen.errors import EditError
 
+MAX_TIMES = 1000  # repeats: far past any question's use, far below a memory error
+
 
 @register_op
 @dataclass(frozen=True)
@@ -28,6 +30,10 @@ class Loop(TimeOp):
     def __post_init__(self) -> None:
         if isinstance(self.times, bool) or not isinstance(self.times, int) or self.times < 1:
             raise EditError(f"loop: times must be a positive integer, got {self.times!r}")
+
+    def validate(self) -> None:
+        if self.times > MAX_TIMES:
+            raise EditError(f"times: at most {MAX_TIMES}, got {self.times!r}")
 
     def effect(self, fact: str) -> Effect:
         if fact in BUILTIN:

@@ -25,6 +25,14 @@ def _positive(op: str, name: str, v: object) -> None:
         raise EditError(f"{op}: {name} must be a positive number, got {v!r}")
 
 
+MAX_RATE = 1000.0  # playback rates from 1/1000 to 1000 times normal
+
+
+def _in_range(name: str, v: float) -> None:
+    if not 1 / MAX_RATE <= v <= MAX_RATE:
+        raise EditError(f"{name}: must be from {1 / MAX_RATE:g} to {MAX_RATE:g}, got {v!r}")
+
+
 @register_op
 @dataclass(frozen=True)
 class Speed(TimeOp):
@@ -35,6 +43,9 @@ class Speed(TimeOp):
 
     def __post_init__(self) -> None:
         _positive("speed", "factor", self.factor)
+
+    def validate(self) -> None:
+        _in_range("factor", self.factor)
 
     def effect(self, fact: str) -> Effect:
         if fact in DROPS_FRAMES:
@@ -62,6 +73,10 @@ class SpeedRamp(TimeOp):
     def __post_init__(self) -> None:
         _positive("speed_ramp", "start", self.start)
         _positive("speed_ramp", "end", self.end)
+
+    def validate(self) -> None:
+        _in_range("start", self.start)
+        _in_range("end", self.end)
 
     def effect(self, fact: str) -> Effect:
         if fact == "speed" or (fact == "frequency" and max(self.start, self.end) <= 1):

@@ -13,6 +13,8 @@ from tempogen.editing.ops._facts import BUILTIN
 from tempogen.editing.ops.base import TimeOp, register_op
 from tempogen.errors import EditError
 
+MAX_TRIM_SECONDS = 86_400.0  # a day: later than any clip ends
+
 
 @register_op
 @dataclass(frozen=True)
@@ -27,6 +29,15 @@ class Trim(TimeOp):
     name: ClassVar[str] = "trim"
     variation: ClassVar[str] = ""  # a cut is neither counterfactual, composite nor zoom
     effects: ClassVar[dict[str, Effect]] = dict.fromkeys((*BUILTIN, "next"), FROM_STATES)
+
+    def validate(self) -> None:
+        if not 0 <= self.start <= MAX_TRIM_SECONDS:
+            raise EditError(f"start: must be from 0 to {MAX_TRIM_SECONDS:g} s, got {self.start!r}")
+        if self.end is not None and not self.start < self.end <= MAX_TRIM_SECONDS:
+            raise EditError(
+                f"end: must be after start ({self.start:g} s) and at most "
+                f"{MAX_TRIM_SECONDS:g} s, got {self.end!r}"
+            )
 
     def select(self, clip: Clip) -> np.ndarray:
         a = int(round(self.start * clip.fps))

@@ -8,6 +8,7 @@ from typing import ClassVar
 
 import numpy as np
 
+from tempogen.config import MAX_SIDE
 from tempogen.editing.clip import Clip
 from tempogen.editing.effects import PRESERVED, Effect
 from tempogen.editing.ops._facts import BUILTIN
@@ -41,6 +42,15 @@ class Crop(SpaceOp):
         if isinstance(self.size, list):
             object.__setattr__(self, "size", tuple(self.size))
 
+    def validate(self) -> None:
+        x0, y0, x1, y1 = self.box
+        if min(x0, y0) < 0 or x1 <= x0 or y1 <= y0:
+            raise EditError(f"box: expected x0, y0 >= 0, x1 > x0 and y1 > y0, got {list(self.box)}")
+        if self.size is not None and not all(2 <= v <= MAX_SIDE and v % 2 == 0 for v in self.size):
+            raise EditError(
+                f"size: width and height must be even, from 2 to {MAX_SIDE}, got {list(self.size)}"
+            )
+
     def maps(self, clip: Clip) -> tuple[np.ndarray, tuple[int, int]]:
         w, h = clip.size
         try:
@@ -62,6 +72,8 @@ class Crop(SpaceOp):
 
 # Facts that depend only on an object's own appearance, not on where it is on screen: a view
 # that follows the subject keeps them; every other fact gets a fixed zoom box instead.
+MAX_MARGIN = 10.0  # the view's margin, in subject sizes: beyond it nothing is zoomed
+MAX_SMOOTH = 10.0  # seconds of the moving average a following view glides by
 FOLLOW_SAFE = {("rotation", "spin"), ("count", "flash"), ("frequency", "flash"), ("order", "lit")}
 
 
@@ -77,6 +89,14 @@ class ZoomIn(SpaceOp):
     name: ClassVar[str] = "zoom_in"
     variation: ClassVar[str] = ZOOM
     effects: ClassVar[dict[str, Effect]] = KEEPS_ALL
+
+    def validate(self) -> None:
+        if not 0 <= self.margin <= MAX_MARGIN:
+            raise EditError(f"margin: must be from 0 to {MAX_MARGIN:g}, got {self.margin!r}")
+        if not 0 <= self.smooth <= MAX_SMOOTH:
+            raise EditError(
+                f"smooth: must be from 0 to {MAX_SMOOTH:g} seconds, got {self.smooth!r}"
+            )
 
     def maps(self, clip: Clip) -> tuple[np.ndarray, tuple[int, int]]:
         if clip.labels is None:

@@ -236,3 +236,73 @@ def test_shortcuts_setting():
         assert load_config(root / "configs" / name).shortcuts == "fail"
     with pytest.raises(ConfigError, match=r"c.yaml: shortcuts: expected one of fail, warn, off"):
         config_from_dict({"shortcuts": "ignore"}, "c.yaml")
+
+
+# -- costs (issue 25): one estimate, one limit check -----------------------------------------
+def test_the_estimate_of_a_config_is_near_its_plan():
+    from tempogen.config import config_estimate
+    from tempogen.generators.build import plan
+
+    tiny = load_config(REPO / "configs" / "tiny.yaml")
+    longer = config_from_dict({"duration": [3.0, 10.0], "samples_per_task": 6}, "longer")
+    for name, cfg in [("tiny", tiny), ("longer", longer)]:
+        specs = plan(cfg)
+        planned = sum(s.num_frames for s in specs)
+        est = config_estimate(cfg)
+        # the estimate adds edited variants and Vinoground's pairs to the planned clips
+        assert planned <= est.frames <= 3 * planned, (name, planned, est)
+        assert est.longest >= max(s.num_frames for s in specs) * 0.9
+        assert est.excess() is None
+
+
+def test_a_huge_config_passes_the_limit_and_says_by_how_much():
+    from tempogen.config import MAX_CPU_SECONDS, check_estimate, config_estimate
+
+    cfg = config_from_dict({"size": [7680, 7680], "fps": 240, "duration": [600, 600]}, "h.yaml")
+    est = config_estimate(cfg)
+    assert est.frames > 10_000_000 and est.seconds > MAX_CPU_SECONDS
+    assert est.raw_bytes == est.frames * 7680 * 7680 * 3
+    with pytest.raises(ConfigError) as err:
+        check_estimate(est, cfg.source, how="pass --allow-large")
+    msg = str(err.value)
+    assert msg.startswith("h.yaml: about ") and "frames of 7680x7680" in msg
+    assert "more than 24.0 h" in msg and "pass --allow-large" in msg
+    assert check_estimate(est, cfg.source, allow=True) is est
+
+
+def test_each_limit_is_checked_and_the_environment_can_lift_them(monkeypatch):
+    from tempogen.config import (
+        ALLOW_LARGE_ENV,
+        MAX_CLIP_FRAMES,
+        MAX_MEMORY,
+        check_estimate,
+        estimate,
+    )
+
+    monkeypatch.delenv(ALLOW_LARGE_ENV, raising=False)
+    fine = estimate(MAX_CLIP_FRAMES, 64, 48, kind="edit")
+    assert fine.excess() is None and check_estimate(fine, "x") is fine
+    for est, words in [
+        (estimate(MAX_CLIP_FRAMES + 1, 64, 48, kind="edit"), "longer than 144,000"),
+        (estimate(10, 64, 48, held_bytes=MAX_MEMORY + 1), "of memory is more than"),
+        (estimate(20_000_000, 640, 360, kind="human", longest=100), "of one core's time"),
+    ]:
+        assert words in (est.excess() or ""), est
+        with pytest.raises(ConfigError, match=words):
+            check_estimate(est, "x")
+        monkeypatch.setenv(ALLOW_LARGE_ENV, "1")
+        assert check_estimate(est, "x") is est
+        monkeypatch.delenv(ALLOW_LARGE_ENV)
+
+
+def test_the_time_estimate_follows_the_measured_rates():
+    from tempogen.config import RATES, estimate
+
+    # BENCHMARKS.md: TOMATO scale's mix ran at about 220 frames/s a core at 640x360
+    mix = {"human": 0.414, "object3d": 0.421, "2d": 0.165}
+    rate = 1000 / estimate(1000, 640, 360, kind=mix).seconds
+    assert 180 < rate < 260
+    # four times the pixels, four times the time; a tiny frame is not free
+    big = estimate(100, 1280, 720).seconds
+    assert big == pytest.approx(4 * estimate(100, 640, 360).seconds)
+    assert estimate(100, 16, 16).seconds >= 100 / RATES["2d"] / 4

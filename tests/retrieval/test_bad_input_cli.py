@@ -57,10 +57,10 @@ def test_a_bad_pairs_file_names_file_and_line(command, name, data, where, what, 
 @pytest.mark.parametrize(
     ("n", "say"),
     [
-        ("100000", "argument -n: must be within 1..10000, got 100000"),
-        ("-5", "argument -n: must be within 1..10000, got -5"),
-        ("0", "argument -n: must be within 1..10000, got 0"),
-        ("five", "argument -n: expected int, got 'five'"),
+        ("100000", "argument -n: must be from 1 to 10,000, got '100000'"),
+        ("-5", "argument -n: must be from 1 to 10,000, got '-5'"),
+        ("0", "argument -n: must be from 1 to 10,000, got '0'"),
+        ("five", "argument -n: expected a whole number, got 'five'"),
         ("901", "-n 901: offline templates give only 900 distinct pairs"),
     ],
 )
@@ -100,7 +100,7 @@ def test_retrieve_a_pair_without_neg_names_file_line_and_field(tmp_path):
 def test_retrieve_top_k_is_bounded_up_front(k, tmp_path):
     proc = _retrieve(tmp_path, _pairs(tmp_path, GOOD_PAIR), f"jsonl:{_corpus(tmp_path)}",
                      "--top-k", k)  # fmt: skip
-    assert f"argument --top-k: must be within 1..1000, got {k}" in _refused(proc)
+    assert f"argument --top-k: must be from 1 to 1,000, got '{k}'" in _refused(proc)
 
 
 def test_retrieve_an_empty_corpus_names_it(tmp_path):

@@ -393,7 +393,7 @@ def test_costly_llm_options_are_bounded_up_front(args, flag, tmp_path):
                       *args)  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert "Traceback" not in proc.stderr
-    assert f"argument {flag}: must be within" in proc.stderr, proc.stderr
+    assert f"argument {flag}: must be " in proc.stderr, proc.stderr
     assert not (tmp_path / "p.jsonl").exists()
 
 

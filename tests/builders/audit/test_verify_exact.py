@@ -109,13 +109,13 @@ def test_a_lower_pass_mark_is_explicit(built) -> None:
 @pytest.mark.parametrize(
     ("option", "value", "says"),
     [
-        ("--min", "nan", "expected a percentage from 0 to 100, got 'nan'"),
-        ("--min", "-1", "expected a percentage from 0 to 100, got '-1'"),
-        ("--min", "100.5", "expected a percentage from 0 to 100, got '100.5'"),
-        ("--min", "inf", "expected a percentage from 0 to 100, got 'inf'"),
-        ("--min", "most", "expected a percentage from 0 to 100, got 'most'"),
-        ("--sample", "-3", "expected a whole number of at least 1, got '-3'"),
-        ("--sample", "0", "expected a whole number of at least 1, got '0'"),
+        ("--min", "nan", "must be a finite number, got 'nan'"),
+        ("--min", "-1", "must be in [0, 100], got '-1'"),
+        ("--min", "100.5", "must be in [0, 100], got '100.5'"),
+        ("--min", "inf", "must be a finite number, got 'inf'"),
+        ("--min", "most", "expected a number, got 'most'"),
+        ("--sample", "-3", "must be at least 1, got '-3'"),
+        ("--sample", "0", "must be at least 1, got '0'"),
     ],
 )
 def test_bad_pass_marks_and_counts_are_usage_errors(tmp_path, option, value, says) -> None:

@@ -437,5 +437,5 @@ def test_eval_run_costly_options_are_bounded_up_front(flag, value, tmp_path):
         capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
-    assert f"argument {flag}: must be within" in proc.stderr
+    assert f"argument {flag}: must be from" in proc.stderr
     assert not (tmp_path / "run").exists()
