@@ -151,7 +151,7 @@ def left_clip(tmp_path, generated) -> Path:
 def test_an_edit_leaving_too_few_frames_for_a_declared_fact_is_refused(left_clip) -> None:
     out = left_clip.parent / "out"
     pipes = (
-        "huge: [{speed: 1.0e+9}]\n"  # one frame
+        "huge: [{speed: 1000}]\n"  # one frame (the fastest rate an op takes)
         "x4: [{speed: 4}]\n"  # 12 frames: fewer than TOMATO's 16 samples
         "x2: [{speed: 2}]\n"  # 23 frames: 16 samples still show 16 moments
         "gap: [{concat: {other: [], gap: 0.5}}]\n"
