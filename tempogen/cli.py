@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -65,12 +66,20 @@ def _size(text: str) -> tuple[int, int]:
 
 
 def _human_render(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from tempogen.generators.humans import render_motion_files
     from tempogen.generators.motion_import import load_motion
+    from tempogen.paths import check_not_input
 
+    # the joints beside the video: the name's suffix only (--out take.v2/clip: clip.joints.json)
+    joints = str(Path(args.out).with_suffix(".joints.json"))
+    check_not_input(
+        [("--out", args.out), ("--out (its joints)", joints)],
+        [args.motion, args.joint_map, args.body],
+    )
     seq = load_motion(args.motion, fps=args.fps, joint_map=args.joint_map)
     w, h = args.size
-    joints = args.out.rsplit(".", 1)[0] + ".joints.json"
     truth = render_motion_files(
         seq, args.out, joints, width=w, height=h, body_path=args.body or "",
         background=args.background,
@@ -184,10 +193,15 @@ def _audit_verify(args: argparse.Namespace) -> int:
 
 
 def _audit_validity(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from tempogen.builders.audit.validity import dataset_seed, format_report, validity_report
     from tempogen.io import write_json
     from tempogen.manifest import read_manifest
+    from tempogen.paths import check_not_input
 
+    config = Path(args.manifest).parent / "config.json"  # where dataset_seed reads the seed
+    check_not_input([("--out", args.out)], [args.manifest, config])
     seed = dataset_seed(args.manifest) if args.seed is None else args.seed
     report = validity_report(read_manifest(args.manifest), seed=seed)
     print(format_report(report))
@@ -199,7 +213,9 @@ def _audit_validity(args: argparse.Namespace) -> int:
 def _audit_shortcuts(args: argparse.Namespace) -> int:
     from tempogen.builders.audit.shortcuts import format_shortcuts, manifest_shortcuts
     from tempogen.io import write_json
+    from tempogen.paths import check_not_input
 
+    check_not_input([("--out", args.out)], [args.manifest])
     baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
     report = manifest_shortcuts(args.manifest, baselines, model=args.model)
     print(format_shortcuts(report))
@@ -232,6 +248,7 @@ def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tempogen.builders.eval import scoring
+    from tempogen.paths import check_not_input
 
     if args.benchmark == "run":
         return _eval_run(args)
@@ -243,6 +260,7 @@ def _eval(args: argparse.Namespace) -> int:
     sub = {"videott": "videott.json", "vinoground": "vinoground.csv"}.get(args.benchmark)
     if sub and not (dataset / sub).exists() and (dataset / args.benchmark / sub).exists():
         dataset = dataset / args.benchmark  # a tempogen dataset root: use its export
+    check_not_input([("--out", args.out)], [*_data_files(dataset), *_data_files(args.predictions)])
     score = {
         "tomato": scoring.score_tomato,
         "vinoground": scoring.score_vinoground,
@@ -255,6 +273,16 @@ def _eval(args: argparse.Namespace) -> int:
         scoring.write_scores(args.out, scores)
         print(f"scores written to {args.out}")
     return 0
+
+
+def _data_files(path: str | Path) -> list[Path]:
+    """The data files a command may read under ``path`` (itself when a file): JSON, JSON
+    lines, CSV, YAML and Parquet, so an output option naming one of them is refused."""
+    p = Path(path)
+    if not p.is_dir():
+        return [p]
+    kinds = {".json", ".jsonl", ".csv", ".yaml", ".yml", ".parquet"}
+    return [f for f in p.rglob("*") if f.suffix in kinds and f.is_file()]
 
 
 def _eval_run(args: argparse.Namespace) -> int:
@@ -298,8 +326,11 @@ def _eval_run(args: argparse.Namespace) -> int:
 def _captions_generate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from tempogen.paths import check_not_input
     from tempogen.retrieval.captions import load_pairs, offline_pairs, write_pairs
 
+    source = None if args.source in ("offline", "llm") else args.source
+    check_not_input([("--out", args.out)], [source, args.llm_config])
     if args.source == "offline":
         pairs = offline_pairs(args.n, seed=args.seed)
     elif args.source == "llm":
@@ -334,6 +365,7 @@ def _captions_generate(args: argparse.Namespace) -> int:
 
 def _captions_audit(args: argparse.Namespace) -> int:
     from tempogen.io import write_jsonl
+    from tempogen.paths import check_not_input
     from tempogen.retrieval.audit import (
         EMBEDDING_THRESHOLD,
         NEAR_DUPLICATE_THRESHOLD,
@@ -343,6 +375,7 @@ def _captions_audit(args: argparse.Namespace) -> int:
     )
     from tempogen.retrieval.captions import load_pairs
 
+    check_not_input([("--report", args.report)], [args.file])
     pairs = load_pairs(args.file)
     encoder = cache = None
     if args.near_dup == "embedding":
@@ -378,6 +411,7 @@ def _retrieve(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tempogen.io import read_jsonl
+    from tempogen.paths import check_not_input
     from tempogen.retrieval.corpus import load_corpus
     from tempogen.retrieval.embed import Encoder
     from tempogen.retrieval.search import (
@@ -388,6 +422,8 @@ def _retrieve(args: argparse.Namespace) -> int:
     )
     from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
 
+    corpora = [c.split(":", 1)[-1] for c in args.corpus]
+    check_not_input([("--out", args.out)], [args.pairs, *corpora])
     rows = read_jsonl(args.pairs)
     pairs = []
     for i, r in enumerate(rows, 1):
@@ -704,22 +740,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point. A user's error (:class:`~tempogen.errors.TempogenError`) becomes one clear
     line on stderr and exit code 2; anything else is a bug: its traceback, exit code 1."""
     from tempogen.errors import TempogenError
+    from tempogen.executor import Stopped, stop_on_signals
 
     args = build_parser().parse_args(argv)
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
         print("tempogen: error: -j/--jobs must be at least 1", file=sys.stderr)
         return 2
     try:
-        return int(args.func(args) or 0)
+        with stop_on_signals():
+            return int(args.func(args) or 0)
     except TempogenError as exc:
         print(f"tempogen: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head: stop quietly
         sys.stderr.close()
         return 0
-    except KeyboardInterrupt:
-        print("tempogen: interrupted; finished clips are kept and a rerun resumes", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: workers and temp files are gone
+        signum = exc.signum if isinstance(exc, Stopped) else 2
+        how = "stopped by SIGTERM" if signum == 15 else "interrupted"
+        print(f"tempogen: {how}; finished work is kept and a rerun resumes", file=sys.stderr)
+        return 128 + signum
 
 
 if __name__ == "__main__":
