@@ -110,20 +110,13 @@ def test_edit_refuses_two_records_with_one_id(tmp_path: Path) -> None:
     refused(r, f"{m}:3", "line 1", "'a'")
 
 
-def test_import_tomato_refuses_a_key_that_is_no_safe_name(tmp_path: Path) -> None:
-    entry = {"question": "How many?", "options": ["1", "2"], "answer": 1, "key": "..",
-             "video_source_url": "", "motion_type": "count", "demonstration_type": "human",
-             "variation": {"counterfactual": 0, "composite": 0, "zoom": 0, "first_person": 0},
-             "note": ""}  # fmt: skip
-    data = tmp_path / "T" / "data" / "count.json"
-    data.parent.mkdir(parents=True)
-    data.write_text(json.dumps({"0": entry}, indent=2))
-    # "videos/human/...mp4" exists, so only the name rule stops it
-    write_video(
-        tmp_path / "T" / "videos" / "human" / "...mp4", np.zeros((4, 32, 32, 3), np.uint8), 4
-    )
-    r = tempogen("import", "tomato", tmp_path / "T", "-q")
-    refused(r, f"{data}:2", "key")
+def test_import_tomato_names_the_entry_whose_id_is_no_safe_name(tmp_path: Path) -> None:
+    folder = _tomato(tmp_path)
+    data = folder / "data" / "count.json"
+    data.write_text(data.read_text().replace('"0"', '"../../ESC"'))  # the question's id
+    r = tempogen("import", "tomato", folder, "-q")
+    refused(r, f"{data}:2", "question id")
+    assert not (folder / "manifest.jsonl").exists()
 
 
 # -- class 2: no command writes over what it reads ------------------------------------------
