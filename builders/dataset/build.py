@@ -139,7 +139,7 @@ def _build_to_url(
             ours = _read_mark(local / BUILD_MARK) if (local / BUILD_MARK).is_file() else None
             if theirs is not None and _config_of(theirs) != _config_of(ours):
                 # the working copy is of another build: the URL decides
-                _remove(local, (*OWNED, BUILD_MARK, LEDGER))
+                _remove(local, (*OWNED, BUILD_MARK, LEDGER, FILES))
             remote.pull(local, progress)
             claim_folder(local, cfg, replace, shown=url)
             if theirs is not None and _config_of(theirs) != _config_of(
@@ -225,17 +225,18 @@ def _files(out: Path) -> set[str]:
     return found
 
 
-def _foreign(out: Path, had: dict[str, Any] | None) -> set[str]:
+FILES = ".tempogen-files.json"  # the ledger: what the builds in this folder wrote
+
+
+def _foreign(out: Path, ledger: dict[str, Any]) -> set[str]:
     """Files under a build's entries that no tempogen build wrote: those an earlier claim
     found, plus those that appeared after the last build finished and are not in its ledger
     (``files``). Files that appeared after an unfinished run are that run's (a kill between
     its writes and its ledger), so a user's file added to a half-built folder counts as ours."""
-    if not had:
-        return set()
     now = _files(out)
-    foreign = set(had.get("foreign") or ()) & now
-    if had.get("finished") and isinstance(had.get("files"), list):
-        foreign |= now - set(had["files"])
+    foreign = set(ledger.get("foreign") or ()) & now
+    if ledger.get("finished") and isinstance(ledger.get("files"), list):
+        foreign |= now - set(ledger["files"])
     return foreign
 
 
@@ -293,7 +294,9 @@ def claim_folder(
     if legacy:
         old = _read_mark(out / "config.json")
         had = {"config_sha256": content_hash(old) if old else "?", "config": "an earlier version"}
-    foreign = _foreign(out, had)
+    remove_temps(out)  # the lock is held: no live run owns them (and they are no one's files)
+    ledger = (_read_mark(out / FILES) or {}) if had is not None and (out / FILES).is_file() else {}
+    foreign = _foreign(out, ledger)
     same = had is not None and had.get("config_sha256") == want["config_sha256"]
     if had is not None and not same:
         if not replace:
@@ -304,9 +307,10 @@ def claim_folder(
                 "choose another --out"
             )
         _remove_ours(out, foreign)
-    remove_temps(out)
-    files = sorted(set((had or {}).get("files") or ()) - foreign) if same else []
-    write_json(mark, {**want, "finished": False, "files": files, "foreign": sorted(foreign)})
+    files = sorted(set(ledger.get("files") or ()) - foreign) if same else []
+    write_json(out / FILES, {"finished": False, "files": files, "foreign": sorted(foreign)},
+               indent=None)  # fmt: skip
+    write_json(mark, want)
 
 
 EDIT_OWNED = (MANIFEST, "videos", "clips", "sheets")  # what ``tempogen edit`` writes
@@ -337,12 +341,13 @@ def claim_edit_folder(out: Path) -> None:
 
 
 def finish_ledger(out: Path) -> None:
-    """Record in the build mark every file the finished build owns (the ledger a later
-    ``--replace`` deletes from), leaving out the files the claim found foreign."""
-    mark = _read_mark(out / BUILD_MARK) or {}
-    foreign = set(mark.get("foreign") or ())
+    """Record in the ledger (:data:`FILES`, kept beside the build mark) every file the
+    finished build owns, which a later ``--replace`` deletes, leaving out the files its claim
+    found foreign."""
+    ledger = _read_mark(out / FILES) or {}
+    foreign = set(ledger.get("foreign") or ())
     files = sorted(_files(out) - foreign)
-    write_json(out / BUILD_MARK, {**mark, "finished": True, "files": files})
+    write_json(out / FILES, {**ledger, "finished": True, "files": files}, indent=None)
 
 
 def _build(
