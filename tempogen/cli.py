@@ -260,7 +260,7 @@ def _eval(args: argparse.Namespace) -> int:
     sub = {"videott": "videott.json", "vinoground": "vinoground.csv"}.get(args.benchmark)
     if sub and not (dataset / sub).exists() and (dataset / args.benchmark / sub).exists():
         dataset = dataset / args.benchmark  # a tempogen dataset root: use its export
-    check_not_input([("--out", args.out)], [*_data_files(dataset), *_data_files(args.predictions)])
+    check_not_input([("--out", args.out)], _eval_inputs(args.benchmark, dataset, args.predictions))
     score = {
         "tomato": scoring.score_tomato,
         "vinoground": scoring.score_vinoground,
@@ -275,14 +275,18 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _data_files(path: str | Path) -> list[Path]:
-    """The data files a command may read under ``path`` (itself when a file): JSON, JSON
-    lines, CSV, YAML and Parquet, so an output option naming one of them is refused."""
-    p = Path(path)
-    if not p.is_dir():
-        return [p]
-    kinds = {".json", ".jsonl", ".csv", ".yaml", ".yml", ".parquet"}
-    return [f for f in p.rglob("*") if f.suffix in kinds and f.is_file()]
+def _eval_inputs(benchmark: str, dataset: Path, predictions: str) -> list[Path]:
+    """The files ``tempogen eval BENCHMARK`` reads: the benchmark's data files under
+    ``dataset`` and the predictions (a file, or the JSON lines of a results folder), so an
+    ``--out`` naming one of them is refused (and a rerun may write its scores again)."""
+    data = {
+        "tomato": ["data/*.json", "tomato/data/*.json"],
+        "vinoground": ["vinoground.csv", "vinoground_*score.json"],
+        "videott": ["videott.json"],
+    }[benchmark]
+    found = [f for pattern in data for f in dataset.glob(pattern)]
+    pred = Path(predictions)
+    return [*found, *(pred.rglob("*.jsonl") if pred.is_dir() else [pred])]
 
 
 def _eval_run(args: argparse.Namespace) -> int:

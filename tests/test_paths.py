@@ -160,6 +160,10 @@ def test_audit_validity_and_eval_out_over_their_inputs_are_refused(tmp_path: Pat
     r = tempogen("eval", "tomato", "--dataset", folder, "--predictions", preds, "--out", data)
     refused(r, "--out", "count.json")
     assert data.read_bytes() == kept
+    scores = folder / "scores.json"  # an output of its own, written again by a rerun: fine
+    for _ in range(2):
+        r = tempogen("eval", "tomato", "--dataset", folder, "--predictions", preds, "--out", scores)
+        assert r.returncode == 0, r.stderr
 
 
 @pytest.mark.slow

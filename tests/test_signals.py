@@ -105,3 +105,41 @@ def test_sigterm_and_ctrl_c_stop_cleanly_and_a_rerun_resumes(
     assert (out / "manifest.jsonl").read_bytes() == (small_build / "manifest.jsonl").read_bytes()
     for rel in ("tomato/data/direction.json", "videott/videott.json", "index.html"):
         assert (out / rel).read_bytes() == (small_build / rel).read_bytes(), rel
+
+
+def test_sigterm_stops_an_edit_cleanly_and_a_rerun_completes(tmp_path: Path) -> None:
+    import json
+
+    import numpy as np
+
+    from tempogen.video import write_video
+
+    frames = np.zeros((12, 48, 64, 3), np.uint8)
+    for t in range(12):
+        frames[t, 16:32, 4 + 3 * t : 20 + 3 * t] = 255
+    write_video(tmp_path / "a.mp4", frames, 4)
+    rec = {"video": "a.mp4", "fact": "direction", "question": "Which way?"}
+    rows = [{**rec, "id": f"r{i:02d}", "labels": {"direction": ["right"]}} for i in range(40)]
+    m = tmp_path / "m.jsonl"
+    m.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    p = tmp_path / "p.yaml"
+    p.write_text("{mirror: [{mirror: horizontal}], back: [reverse]}\n")
+    cmd = [sys.executable, "-m", "tempogen.cli", "edit", "--manifest", str(m), "--pipeline"]
+    cmd += [str(p), "-q", "--out"]
+    out, whole = tmp_path / "o", tmp_path / "whole"
+    proc = subprocess.Popen([*cmd, str(out)], cwd=REPO, text=True, stderr=subprocess.PIPE,
+                            stdout=subprocess.PIPE, start_new_session=True)  # fmt: skip
+    while _records(out) < 1:
+        assert proc.poll() is None, proc.stderr.read()
+        time.sleep(0.01)
+    sent = time.monotonic()
+    os.kill(proc.pid, signal.SIGTERM)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 143 and time.monotonic() - sent < 5, (proc.returncode, err)
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert not [*out.rglob(".*.tmp"), *out.rglob(".*.partial")]
+    assert _unlocked(out)
+    assert 0 < _records(out) < 80, "stopped mid-run"
+    assert subprocess.run([*cmd, str(out)], cwd=REPO, capture_output=True).returncode == 0
+    assert subprocess.run([*cmd, str(whole)], cwd=REPO, capture_output=True).returncode == 0
+    assert (out / "manifest.jsonl").read_bytes() == (whole / "manifest.jsonl").read_bytes()
