@@ -279,3 +279,49 @@ def test_edit_cache_sees_a_user_records_video_and_labels(tmp_path: Path) -> None
     assert tempogen("edit", "--manifest", m, "--pipeline", p, "--out", out).returncode == 0
     row = json.loads((out / "manifest.jsonl").read_text())
     assert row["labels"]["direction"] == ["right"], "an old answer reused for new labels"
+
+
+# -- the checks themselves --------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "name",
+    ["", ".", "..", "a/b", "a\\b", "a..b", ".x", "a\x00b", "a\nb", "a\x7fb", "é" * 61, None, 3],
+)
+def test_name_rule_refuses(name: object) -> None:
+    from tempogen.errors import InputFileError
+    from tempogen.paths import name_problem, safe_name
+
+    assert name_problem(name) is not None
+    with pytest.raises(InputFileError, match=r"^m\.jsonl:4: id: "):
+        safe_name(name, "m.jsonl:4", "id")
+
+
+@pytest.mark.parametrize("name", ["a", "direction-0001~reverse", "tomato-count-12", "é" * 60])
+def test_name_rule_takes(name: str) -> None:
+    from tempogen.paths import name_problem
+
+    assert name_problem(name) is None
+    assert name_problem("a~b", forbid="~") is not None
+
+
+def test_inside_refuses_what_leaves_the_folder(tmp_path: Path) -> None:
+    from tempogen.errors import OutputError
+    from tempogen.paths import inside
+
+    assert inside(tmp_path, "clips", "a~b.json") == tmp_path / "clips" / "a~b.json"
+    for parts in (("..", "x"), ("/etc/passwd",), ("clips", "../../x"), (".",), ("a/../..",)):
+        with pytest.raises(OutputError, match="outside this folder"):
+            inside(tmp_path, *parts)
+
+
+def test_check_not_input_sees_the_same_file_under_another_name(tmp_path: Path) -> None:
+    from tempogen.errors import OutputError
+    from tempogen.paths import check_not_input
+
+    src = tmp_path / "in.jsonl"
+    src.write_text("x")
+    (tmp_path / "link.jsonl").symlink_to(src)
+    (tmp_path / "hard.jsonl").hardlink_to(src)
+    for name in ("in.jsonl", "link.jsonl", "hard.jsonl", "./sub/../in.jsonl"):
+        with pytest.raises(OutputError, match="is the input"):
+            check_not_input([("--out", tmp_path / name)], [src])
+    check_not_input([("--out", tmp_path / "new.jsonl"), ("--report", None)], [src, None])
