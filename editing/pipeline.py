@@ -39,6 +39,7 @@ def load_pipelines(path: str | os.PathLike[str]) -> dict[str, list[Op]]:
     """Named pipelines from a YAML file (a bare list is named after the file)."""
     from tempogen.errors import InputFileError
     from tempogen.io import load_yaml
+    from tempogen.paths import safe_name
 
     p = Path(path)
     try:
@@ -46,8 +47,11 @@ def load_pipelines(path: str | os.PathLike[str]) -> dict[str, list[Op]]:
     except InputFileError as exc:
         raise EditError(str(exc)) from exc
     if isinstance(data, list):
+        safe_name(p.stem, str(p), "variant name (the file's name)", forbid="~")
         return {p.stem: parse_pipeline(data, str(p))}
     if isinstance(data, dict) and data:
+        for k in data:  # a variant's name becomes part of its clips' file names
+            safe_name(k, f"{p}:{lines.get(str(k), 1)}", "variant name", forbid="~")
         return {
             str(k): parse_pipeline(v, f"{p}:{lines.get(str(k), 1)}: {k}") for k, v in data.items()
         }

@@ -1,10 +1,13 @@
 """One reliability run, the figures RELIABILITY.md records: a build killed with SIGKILL at
-random moments until it finishes, then compared with an uninterrupted build; and a catalogue
-of bad inputs, each run through the CLI, counted as clear when it exits 2 with one line that
-names the place (file, line, field or argument) and no traceback.
+random moments until it finishes, then compared with an uninterrupted build; a build stopped
+with SIGTERM and Ctrl-C (SIGINT), each stop checked (exit code, every process gone within 5 s,
+one line, no temp file, the lock free), then resumed and compared; and a catalogue of bad
+inputs, each run through the CLI, counted as clear when it exits 2 with one line that names
+the place (file, line, field or argument), no traceback, every file it was given unchanged
+and nothing written outside its folder.
 
     .venv/bin/python scripts/reliability.py --kills 35          # the recorded run (minutes)
-    .venv/bin/python scripts/reliability.py --kills 2 --samples 1    # the test's small run
+    .venv/bin/python scripts/reliability.py --kills 2 --signals 2 --samples 1    # the test's
 """
 
 from __future__ import annotations
@@ -108,6 +111,88 @@ def kills(work: Path, rounds: int, seed: int, samples: int = 3) -> dict[str, Any
         "videos": len(videos),
         "videos_undecodable": bad_videos,
         "hidden_files_left": left,
+    }
+
+
+# -- signals --------------------------------------------------------------------------------
+def _group(pgid: int) -> list[int]:
+    """Live processes of a process group (a build's driver and its pool workers)."""
+    pids = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if fields[0] != "Z" and int(fields[2]) == pgid:
+                    pids.append(int(entry.name))
+    return pids
+
+
+def signals(work: Path, clean: Path, rounds: int, seed: int) -> dict[str, Any]:
+    """Stop a build with SIGTERM (to the driver) or SIGINT (to the group, as Ctrl-C does),
+    alternately, at seeded moments after its first clip; check each stop (exit code, seconds
+    until every process is gone, lines on stderr, temp files, the lock), then let a rerun
+    finish and compare it with the uninterrupted build ``clean``."""
+    import fcntl
+
+    config = work.parent / "kills" / "kill.yaml"
+    out = work / "signalled"
+    rng = np.random.default_rng(seed + 1)
+    stops = []
+    for k in range(rounds):
+        sig = signal.SIGTERM if k % 2 == 0 else signal.SIGINT
+        have = len(list((out / "clips").glob("*.json"))) if (out / "clips").is_dir() else 0
+        proc = _generate(config, out)
+        while proc.poll() is None and (
+            not (out / "clips").is_dir() or len(list((out / "clips").glob("*.json"))) <= have
+        ):
+            time.sleep(0.02)
+        time.sleep(float(rng.uniform(0.0, 2.0)))
+        if proc.poll() is not None:
+            proc.wait()
+            shutil.rmtree(out)  # it finished first: start over, to stop it again
+            continue
+        sent = time.perf_counter()
+        if sig == signal.SIGTERM:
+            os.kill(proc.pid, sig)
+        else:
+            os.killpg(proc.pid, sig)
+        err = proc.communicate(timeout=60)[1].decode("utf-8", "replace")
+        while _group(proc.pid) and time.perf_counter() - sent < 30:
+            time.sleep(0.05)
+        left = _group(proc.pid)
+        seconds = time.perf_counter() - sent
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        fd = os.open(out / ".tempogen.lock", os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            locked = False
+        except BlockingIOError:
+            locked = True
+        finally:
+            os.close(fd)
+        temps = [str(p) for p in [*out.rglob(".*.tmp"), *out.rglob(".*.partial")]]
+        lines = err.strip().splitlines()
+        stops.append({
+            "signal": sig.name, "exit": proc.returncode, "seconds": round(seconds, 2),
+            "processes_left": len(left), "stderr_lines": len(lines),
+            "traceback": "Traceback" in err, "temps_left": len(temps), "locked": locked,
+        })  # fmt: skip
+    final = _generate(config, out)
+    final_rc = final.wait(timeout=3600)
+    same = (out / "manifest.jsonl").read_bytes() == (clean / "manifest.jsonl").read_bytes()
+    clean_stops = [
+        s for s in stops
+        if s["exit"] == 128 + signal.Signals[s["signal"]] and s["seconds"] < 5
+        and not s["processes_left"] and s["stderr_lines"] == 1 and not s["traceback"]
+        and not s["temps_left"] and not s["locked"]
+    ]  # fmt: skip
+    return {
+        "stops": stops,
+        "clean_stops": len(clean_stops),
+        "slowest_s": max((s["seconds"] for s in stops), default=0.0),
+        "final_exit": final_rc,
+        "manifest_identical": same,
     }
 
 
@@ -577,6 +662,94 @@ def _bounded_run(argv: list[str], limit_s: float) -> tuple[int | str, str]:
     return proc.returncode, proc.stderr
 
 
+# -- issue 25: names that become paths, outputs over inputs, folders a command does not own --
+REC = '{"id": "%s", "video": "a.mp4", "fact": "direction", "question": "Which way?", ' + (
+    '"labels": {"direction": ["right"]}}'
+)
+
+
+def _edit(d: Path, ids: list[str], pipe: str = "- reverse\n", out: Path | None = None) -> list[str]:
+    """``tempogen edit`` of records with these ids (a real clip each) into ``out``."""
+    from tempogen.video import write_video
+
+    frames = np.zeros((8, 32, 32, 3), np.uint8)
+    for t in range(8):
+        frames[t, 8:16, 2 + 2 * t : 10 + 2 * t] = 255
+    write_video(d / "in" / "a.mp4", frames, 4)
+    m = _w(d / "in" / "m.jsonl", "".join(REC % i + "\n" for i in ids))
+    pipeline = _w(d / "p.yaml", pipe)
+    return ["edit", "--manifest", str(m), "--pipeline", str(pipeline), "--out", str(out or d / "o")]
+
+
+def _built(d: Path) -> Path:
+    """A folder a `tempogen generate` build owns (its mark and a 9-row manifest)."""
+    _w(d / "ds" / ".tempogen-build.json", '{"config_sha256": "x", "config": "c.yaml"}')
+    _w(d / "ds" / "manifest.jsonl", "".join(f'{{"id": "r{i}"}}\n' for i in range(9)))
+    return d / "ds"
+
+
+def _imported(d: Path) -> Path:
+    """A one-question TOMATO folder with its imported manifest (rows that validate)."""
+    from tempogen.builders.exports.tomato_import import import_tomato
+
+    folder = _tomato(d, 1)
+    import_tomato(folder)
+    return folder
+
+
+def _preds(d: Path) -> Path:
+    return _w(d / "preds.jsonl", '{"task": "count", "id": "0", "response": "B"}\n')
+
+
+def _tomato_key(d: Path) -> list[str]:
+    folder = _tomato(d, 1)
+    text = (folder / "data" / "count.json").read_text().replace('"0"', '"../../ESC"')
+    _w(folder / "data" / "count.json", text)
+    return ["import", "tomato", str(folder), "-q"]
+
+
+PATH_CASES: list[Case] = [
+    ("edit: record id ../../../ESCAPED", lambda d: _edit(d, ["../../../ESCAPED"]),
+     ["m.jsonl:1", "id"]),
+    ("edit: record id with a NUL", lambda d: _edit(d, ["a\\u0000b"]), ["m.jsonl:1", "id"]),
+    ("edit: hidden record id", lambda d: _edit(d, [".x"]), ["m.jsonl:1", "id"]),
+    ("edit: variant named /../../../victim",
+     lambda d: _edit(d, ["a"], "/../../../victim: [reverse]\n"), ["p.yaml:1", "variant name"]),
+    ("edit: two records with one id", lambda d: _edit(d, ["a", "b", "a"]),
+     ["m.jsonl:3", "line 1"]),
+    ("edit: --out a folder generate built", lambda d: _edit(d, ["a"], out=_built(d)),
+     ["ds", "tempogen generate"]),
+    ("edit: --out a folder with the user's manifest",
+     lambda d: _edit(d, ["a"], out=_w(d / "mine" / "manifest.jsonl", "{}\n").parent),
+     ["mine", "manifest.jsonl"]),
+    ("generate: --out a folder it did not build",
+     lambda d: _cfg(d, BASE) if _w(d / "o" / "index.html", "<h1>mine</h1>") else [],
+     ["index.html", "no tempogen build"]),
+    ("generate: --out a folder edit owns",
+     lambda d: _cfg(d, BASE) if _w(d / "o" / ".tempogen-build.json", '{"command": "edit"}') else [],
+     ["tempogen edit"]),
+    ("audit validity: --out is the manifest",
+     lambda d: ["audit", "validity", "--manifest", str(_imported(d) / "manifest.jsonl"), "--out",
+                str(d / "T" / "manifest.jsonl")], ["--out", "manifest.jsonl"]),
+    ("eval tomato: --out is the predictions",
+     lambda d: ["eval", "tomato", "--dataset", str(_imported(d)), "--predictions", str(_preds(d)),
+                "--out", str(d / "preds.jsonl")], ["--out", "preds.jsonl"]),
+    ("eval tomato: --out is a data file",
+     lambda d: ["eval", "tomato", "--dataset", str(_imported(d)), "--predictions", str(_preds(d)),
+                "--out", str(d / "T" / "data" / "count.json")], ["--out", "count.json"]),
+    ("captions audit: --report is the input",
+     lambda d: ["captions", "audit", str(_w(d / "pairs.jsonl",
+                '{"pos": "a dog runs then jumps", "neg": "a dog jumps then runs"}\n')),
+                "--report", str(d / "pairs.jsonl"), "--near-dup", "off"],
+     ["--report", "pairs.jsonl"]),
+    ("human render: --out is the motion file",
+     lambda d: ["human", "render", str(_npz(d, True)), "--out", str(d / "walk.npz")],
+     ["--out", "walk.npz"]),
+    ("import tomato: question id ../../ESC", _tomato_key, ["count.json:2", "question id"]),
+]  # fmt: skip
+CASES += PATH_CASES
+
+
 def _npz(d: Path, whole: bool = False) -> Path:
     """An AMASS-style file: only poses, or (``whole``) every key a still pose needs."""
     path = d / "walk.npz"
@@ -690,6 +863,7 @@ def bad_inputs(work: Path) -> dict[str, Any]:
         d = work / f"case{k:02d}"
         d.mkdir(parents=True)
         argv = make(d)
+        before = _snapshot(d)
         err = io.StringIO()
         cwd = os.getcwd()
         if name in BOUNDED:
@@ -712,14 +886,27 @@ def bad_inputs(work: Path) -> dict[str, Any]:
             os.chdir(cwd)
         text = err.getvalue().strip()
         last = text.splitlines()[-1] if text else ""
+        after = _snapshot(d)
+        changed = sorted(rel for rel, data in before.items() if after.get(rel) != data)
+        outside = sorted(p.name for p in work.iterdir() if not p.name.startswith("case"))
         clear = code == 2 and "Traceback" not in text and all(p in text for p in places)
-        results.append({"case": name, "exit": code, "clear": clear, "message": last[:300]})
+        clear = clear and not changed and not outside
+        results.append(
+            {"case": name, "exit": code, "clear": clear, "message": last[:300],
+             "inputs_changed": changed, "written_outside": outside}
+        )  # fmt: skip
     return {"cases": results, "clear": sum(r["clear"] for r in results), "total": len(results)}
+
+
+def _snapshot(d: Path) -> dict[str, bytes]:
+    """Every file under a case's folder (what its command reads), by content."""
+    return {str(p.relative_to(d)): p.read_bytes() for p in d.rglob("*") if p.is_file()}
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--kills", type=int, default=35, help="SIGKILLs during the build")
+    ap.add_argument("--signals", type=int, default=10, help="SIGTERM/SIGINT stops of a build")
     ap.add_argument("--seed", type=int, default=0, help="seeds the kill moments")
     ap.add_argument("--samples", type=int, default=3, help="questions per task in the build")
     ap.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
@@ -739,10 +926,24 @@ def main(argv: list[str] | None = None) -> int:
             f"videos decodable {k['videos'] - len(k['videos_undecodable'])}/{k['videos']}; "
             f"hidden files left: {len(k['hidden_files_left'])}"
         )
-        report = {"bad_inputs": bad, "kills": k, "wall_s": round(time.perf_counter() - t0, 1)}
+        sg = signals(work / "signals", work / "kills" / "clean", args.signals, args.seed)
+        print(
+            f"signals: {sg['clean_stops']}/{len(sg['stops'])} SIGTERM/SIGINT stops clean "
+            f"(exit 128+n, every process gone within 5 s, slowest {sg['slowest_s']} s, one "
+            f"line, no temps, lock free); rerun exit {sg['final_exit']}, manifest identical: "
+            f"{sg['manifest_identical']}"
+        )
+        report = {
+            "bad_inputs": bad,
+            "kills": k,
+            "signals": sg,
+            "wall_s": round(time.perf_counter() - t0, 1),
+        }
     if args.out:
         args.out.write_text(json.dumps(report, indent=2) + "\n")
     ok = bad["clear"] == bad["total"] and k["manifest_identical"] and not k["videos_undecodable"]
+    ok = ok and sg["clean_stops"] == len(sg["stops"]) and sg["manifest_identical"]
+    ok = ok and sg["final_exit"] == 0
     return 0 if ok and not k["hidden_files_left"] and k["final_exit"] == 0 else 1
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from tempogen.config import DatasetConfig, Estimate
+from pathlib import Path
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -89,7 +90,14 @@ def _human_render(args: argparse.Namespace) -> int:
     from tempogen.config import check_estimate
     from tempogen.generators.humans import render_motion_files
     from tempogen.generators.motion_import import load_motion, render_estimate
+    from tempogen.paths import check_not_input
 
+    # the joints beside the video: the name's suffix only (--out take.v2/clip: clip.joints.json)
+    joints = str(Path(args.out).with_suffix(".joints.json"))
+    check_not_input(
+        [("--out", args.out), ("--out (its joints)", joints)],
+        [args.motion, args.joint_map, args.body],
+    )
     w, h = args.size
     seq = load_motion(args.motion, joint_map=args.joint_map)  # at its own rate: as the file
     est = render_estimate(seq, args.fps, w, h)
@@ -97,7 +105,6 @@ def _human_render(args: argparse.Namespace) -> int:
     check_estimate(est, where, args.allow_large, "pass --allow-large")
     if args.fps != seq.fps:
         seq = seq.resample(args.fps)
-    joints = args.out.rsplit(".", 1)[0] + ".joints.json"
     truth = render_motion_files(
         seq, args.out, joints, width=w, height=h, body_path=args.body or "",
         background=args.background,
@@ -242,10 +249,15 @@ def _audit_verify(args: argparse.Namespace) -> int:
 
 
 def _audit_validity(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
     from tempogen.builders.audit.validity import dataset_seed, format_report, validity_report
     from tempogen.io import write_json
     from tempogen.manifest import read_manifest
+    from tempogen.paths import check_not_input
 
+    config = Path(args.manifest).parent / "config.json"  # where dataset_seed reads the seed
+    check_not_input([("--out", args.out)], [args.manifest, config])
     seed = dataset_seed(args.manifest) if args.seed is None else args.seed
     report = validity_report(read_manifest(args.manifest), seed=seed)
     print(format_report(report))
@@ -257,7 +269,9 @@ def _audit_validity(args: argparse.Namespace) -> int:
 def _audit_shortcuts(args: argparse.Namespace) -> int:
     from tempogen.builders.audit.shortcuts import format_shortcuts, manifest_shortcuts
     from tempogen.io import write_json
+    from tempogen.paths import check_not_input
 
+    check_not_input([("--out", args.out)], [args.manifest])
     baselines = [b.strip() for b in args.baselines.split(",") if b.strip()]
     report = manifest_shortcuts(args.manifest, baselines, model=args.model)
     print(format_shortcuts(report))
@@ -290,6 +304,7 @@ def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tempogen.builders.eval import scoring
+    from tempogen.paths import check_not_input
 
     if args.benchmark == "run":
         return _eval_run(args)
@@ -301,6 +316,7 @@ def _eval(args: argparse.Namespace) -> int:
     sub = {"videott": "videott.json", "vinoground": "vinoground.csv"}.get(args.benchmark)
     if sub and not (dataset / sub).exists() and (dataset / args.benchmark / sub).exists():
         dataset = dataset / args.benchmark  # a tempogen dataset root: use its export
+    check_not_input([("--out", args.out)], _eval_inputs(args.benchmark, dataset, args.predictions))
     score = {
         "tomato": scoring.score_tomato,
         "vinoground": scoring.score_vinoground,
@@ -313,6 +329,20 @@ def _eval(args: argparse.Namespace) -> int:
         scoring.write_scores(args.out, scores)
         print(f"scores written to {args.out}")
     return 0
+
+
+def _eval_inputs(benchmark: str, dataset: Path, predictions: str) -> list[Path]:
+    """The files ``tempogen eval BENCHMARK`` reads: the benchmark's data files under
+    ``dataset`` and the predictions (a file, or the JSON lines of a results folder), so an
+    ``--out`` naming one of them is refused (and a rerun may write its scores again)."""
+    data = {
+        "tomato": ["data/*.json", "tomato/data/*.json"],
+        "vinoground": ["vinoground.csv", "vinoground_*score.json"],
+        "videott": ["videott.json"],
+    }[benchmark]
+    found = [f for pattern in data for f in dataset.glob(pattern)]
+    pred = Path(predictions)
+    return [*found, *(pred.rglob("*.jsonl") if pred.is_dir() else [pred])]
 
 
 def _eval_run(args: argparse.Namespace) -> int:
@@ -356,8 +386,11 @@ def _eval_run(args: argparse.Namespace) -> int:
 def _captions_generate(args: argparse.Namespace) -> int:
     from pathlib import Path
 
+    from tempogen.paths import check_not_input
     from tempogen.retrieval.captions import load_pairs, offline_pairs, write_pairs
 
+    source = None if args.source in ("offline", "llm") else args.source
+    check_not_input([("--out", args.out)], [source, args.llm_config])
     if args.source == "offline":
         pairs = offline_pairs(args.n, seed=args.seed)
     elif args.source == "llm":
@@ -392,6 +425,7 @@ def _captions_generate(args: argparse.Namespace) -> int:
 
 def _captions_audit(args: argparse.Namespace) -> int:
     from tempogen.io import write_jsonl
+    from tempogen.paths import check_not_input
     from tempogen.retrieval.audit import (
         EMBEDDING_THRESHOLD,
         NEAR_DUPLICATE_THRESHOLD,
@@ -401,6 +435,7 @@ def _captions_audit(args: argparse.Namespace) -> int:
     )
     from tempogen.retrieval.captions import load_pairs
 
+    check_not_input([("--report", args.report)], [args.file])
     pairs = load_pairs(args.file)
     encoder = cache = None
     if args.near_dup == "embedding":
@@ -437,6 +472,7 @@ def _retrieve(args: argparse.Namespace) -> int:
 
     from tempogen.errors import InputFileError
     from tempogen.io import read_jsonl_lines
+    from tempogen.paths import check_not_input
     from tempogen.retrieval.corpus import load_corpus
     from tempogen.retrieval.embed import Encoder
     from tempogen.retrieval.search import (
@@ -447,6 +483,8 @@ def _retrieve(args: argparse.Namespace) -> int:
     )
     from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
 
+    corpora = [c.split(":", 1)[-1] for c in args.corpus]
+    check_not_input([("--out", args.out)], [args.pairs, *corpora])
     pairs = []
     for line, r in read_jsonl_lines(args.pairs):
         for key in ("pos", "neg"):
@@ -832,6 +870,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ``--plugins`` are imported here, before any command reads a config, manifest or pipeline
     that may need them."""
     from tempogen.errors import TempogenError
+    from tempogen.executor import Stopped, stop_on_signals
     from tempogen.plugins import load_plugins
 
     args = build_parser().parse_args(argv)
@@ -839,17 +878,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("tempogen: error: -j/--jobs must be at least 1", file=sys.stderr)
         return 2
     try:
-        load_plugins(getattr(args, "plugins", ()), "--plugins", folder=os.getcwd())
-        return int(args.func(args) or 0)
+        with stop_on_signals():
+            load_plugins(getattr(args, "plugins", ()), "--plugins", folder=os.getcwd())
+            return int(args.func(args) or 0)
     except TempogenError as exc:
         print(f"tempogen: error: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # output piped into head: stop quietly
         sys.stderr.close()
         return 0
-    except KeyboardInterrupt:
-        print("tempogen: interrupted; finished clips are kept and a rerun resumes", file=sys.stderr)
-        return 130
+    except KeyboardInterrupt as exc:  # Ctrl-C or SIGTERM: workers and temp files are gone
+        signum = exc.signum if isinstance(exc, Stopped) else 2
+        how = "stopped by SIGTERM" if signum == 15 else "interrupted"
+        print(f"tempogen: {how}; finished work is kept and a rerun resumes", file=sys.stderr)
+        return 128 + signum
 
 
 if __name__ == "__main__":

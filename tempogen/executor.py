@@ -41,6 +41,9 @@ __all__ = [
     "Stage",
     "make_executor",
     "process_pool",
+    "Stopped",
+    "stop_on_signals",
+    "stop_workers",
 ]
 
 EXECUTORS = ("local", "ray")
@@ -93,9 +96,65 @@ class Executor:
         self.close()
 
 
+class Stopped(KeyboardInterrupt):
+    """SIGTERM or SIGINT reached the driver: unwind as Ctrl-C does (pools stop, temp files
+    go, the lock is released), then exit with ``128 + signum``."""
+
+    def __init__(self, signum: int) -> None:
+        import signal
+
+        super().__init__(signal.Signals(signum).name)
+        self.signum = signum
+
+
+@contextlib.contextmanager
+def stop_on_signals() -> Iterator[None]:
+    """Within the block, SIGTERM and SIGINT raise :class:`Stopped` in the main thread, once:
+    a second signal during the clean-up is ignored, so it runs to its end."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        for s in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(s, signal.SIG_IGN)
+        raise Stopped(signum)
+
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread may set handlers (a test calling main() from a thread)
+        return
+    before = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield
+    finally:
+        for s, handler in before.items():
+            signal.signal(s, handler)
+
+
+_POOLS: list[Any] = []  # the live process pools, so a stop can end them before cleaning up
+
+
+def _worker_init() -> None:
+    """A pool worker leaves signals to its driver: Ctrl-C (sent to the whole terminal group)
+    is ignored, SIGTERM (the driver's ``terminate``) ends it at once with no traceback."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
+def stop_workers() -> None:
+    """Terminate every live process pool and wait for its workers to exit (a forked worker
+    shares the folder lock's file, so the lock is free only once they are gone)."""
+    while _POOLS:
+        pool = _POOLS.pop()
+        pool.terminate()
+        pool.join()
+
+
 @contextlib.contextmanager
 def process_pool(jobs: int) -> Iterator[Any]:
-    """A fork pool whose workers run OpenCV single-threaded.
+    """A fork pool whose workers run OpenCV single-threaded and leave signals to the driver.
 
     The thread count is set in the parent just before forking (and restored after): a child
     that changes OpenCV's threads itself can deadlock on the pool state it inherited.
@@ -107,11 +166,16 @@ def process_pool(jobs: int) -> Iterator[Any]:
     before = cv2.getNumThreads()
     cv2.setNumThreads(1)
     try:
-        pool = mp.get_context("fork").Pool(processes=jobs)
+        pool = mp.get_context("fork").Pool(processes=jobs, initializer=_worker_init)
     finally:
         cv2.setNumThreads(before)
-    with pool:
-        yield pool
+    _POOLS.append(pool)
+    try:
+        with pool:
+            yield pool
+    finally:
+        if pool in _POOLS:
+            _POOLS.remove(pool)
 
 
 def _call(args: tuple[Callable[[Any, Path], Any], Any, Path]) -> Any:

@@ -1,5 +1,6 @@
 """scripts/reliability.py, the run RELIABILITY.md records, at a small size: every bad input in
-its catalogue is a clear exit-2 error, and a build killed twice resumes to the clean manifest."""
+its catalogue is a clear exit-2 error (inputs intact, nothing written outside), a build killed
+twice resumes to the clean manifest, and SIGTERM and Ctrl-C stop a build cleanly."""
 
 from __future__ import annotations
 
@@ -18,13 +19,16 @@ def test_reliability_run_small(tmp_path: Path) -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     out = tmp_path / "r.json"
-    rc = module.main(["--kills", "2", "--samples", "1", "--out", str(out)])
+    rc = module.main(["--kills", "2", "--signals", "2", "--samples", "1", "--out", str(out)])
     report = json.loads(out.read_text())
     bad = report["bad_inputs"]
     unclear = [c for c in bad["cases"] if not c["clear"]]
     assert not unclear, unclear
-    assert bad["total"] >= 30
+    assert bad["total"] >= 45
     k = report["kills"]
     assert k["kills"] == 2 and k["final_exit"] == 0
     assert k["manifest_identical"] and not k["videos_undecodable"] and not k["hidden_files_left"]
+    sg = report["signals"]
+    assert sg["clean_stops"] == len(sg["stops"]) == 2, sg["stops"]
+    assert sg["final_exit"] == 0 and sg["manifest_identical"]
     assert rc == 0

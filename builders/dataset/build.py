@@ -3,17 +3,18 @@ lmms-eval, HF, Vinoground), caption retrieval over the clips, validity audit, in
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tempogen.config import DatasetConfig
 from tempogen.errors import CertificationError
-from tempogen.executor import Executor, make_executor
+from tempogen.executor import Executor, make_executor, stop_workers
 from tempogen.generators.build import plan, render_all
 from tempogen.io import OutputError, folder_lock, write_json
 from tempogen.manifest import Row, write_manifest
@@ -91,7 +92,21 @@ def build_dataset(
         check_writable(out)
         with folder_lock(out, "build"):
             claim_folder(out, cfg, replace)
-            return _build(cfg, out, jobs, progress, ex)
+            with cleanup_on_stop(out):
+                return _build(cfg, out, jobs, progress, ex)
+
+
+@contextlib.contextmanager
+def cleanup_on_stop(out: Path) -> Iterator[None]:
+    """On Ctrl-C or SIGTERM (a :class:`KeyboardInterrupt`), end the worker processes and
+    delete the run's temp files before the folder's lock is released; finished units stay,
+    so a rerun resumes."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        stop_workers()
+        remove_temps(out)
+        raise
 
 
 def _build_to_url(
@@ -124,7 +139,7 @@ def _build_to_url(
             ours = _read_mark(local / BUILD_MARK) if (local / BUILD_MARK).is_file() else None
             if theirs is not None and _config_of(theirs) != _config_of(ours):
                 # the working copy is of another build: the URL decides
-                _remove(local, (*OWNED, BUILD_MARK, LEDGER))
+                _remove(local, (*OWNED, BUILD_MARK, LEDGER, FILES))
             remote.pull(local, progress)
             claim_folder(local, cfg, replace, shown=url)
             if theirs is not None and _config_of(theirs) != _config_of(
@@ -136,7 +151,8 @@ def _build_to_url(
             def publish() -> None:
                 remote.publish(local, first=[BUILD_MARK], last=[MANIFEST], progress=progress)
 
-            summary = _build(cfg, local, jobs, progress, ex, checkpoint=publish)
+            with cleanup_on_stop(local):
+                summary = _build(cfg, local, jobs, progress, ex, checkpoint=publish)
             publish()
     return dataclasses.replace(summary, url=url)
 
@@ -189,23 +205,100 @@ def _config_of(mark: dict[str, Any] | None) -> str | None:
     return mark.get("config_sha256") if mark else None
 
 
+def remove_temps(out: Path) -> None:
+    """Delete the hidden temp files (``.*.tmp``, ``.*.partial``) of killed or stopped runs;
+    called with the folder's lock held, so no live run owns them."""
+    for tmp in [*out.rglob(".*.tmp"), *out.rglob(".*.partial")]:
+        tmp.unlink(missing_ok=True)
+
+
+def _files(out: Path) -> set[str]:
+    """Every file under the top-level entries a build owns (:data:`OWNED`), as relative
+    POSIX paths."""
+    found: set[str] = set()
+    for name in OWNED:
+        top = out / name
+        if top.is_file():
+            found.add(name)
+        elif top.is_dir():
+            found.update(p.relative_to(out).as_posix() for p in top.rglob("*") if p.is_file())
+    return found
+
+
+FILES = ".tempogen-files.json"  # the ledger: what the builds in this folder wrote
+
+
+def _foreign(out: Path, ledger: dict[str, Any]) -> set[str]:
+    """Files under a build's entries that no tempogen build wrote: those an earlier claim
+    found, plus those that appeared after the last build finished and are not in its ledger
+    (``files``). Files that appeared after an unfinished run are that run's (a kill between
+    its writes and its ledger), so a user's file added to a half-built folder counts as ours."""
+    now = _files(out)
+    foreign = set(ledger.get("foreign") or ()) & now
+    if ledger.get("finished") and isinstance(ledger.get("files"), list):
+        foreign |= now - set(ledger["files"])
+    return foreign
+
+
+def _remove_ours(out: Path, foreign: set[str]) -> None:
+    """Delete what earlier builds wrote (every file under :data:`OWNED` but ``foreign``),
+    then the folders left empty; a user's own file (``videos/holiday.mp4``) stays."""
+    for rel in sorted(_files(out) - foreign):
+        (out / rel).unlink(missing_ok=True)
+    for name in OWNED:
+        top = out / name
+        if top.is_dir():
+            for d in sorted((p for p in top.rglob("*") if p.is_dir()), reverse=True):
+                if not any(d.iterdir()):
+                    d.rmdir()
+            if not any(top.iterdir()):
+                top.rmdir()
+
+
+def command_of(mark: dict[str, Any] | None) -> str | None:
+    """The tempogen command a build mark names (marks before edit had one: generate)."""
+    return None if mark is None else str(mark.get("command") or "generate")
+
+
 def claim_folder(
     out: Path, cfg: DatasetConfig, replace: bool = False, shown: str | None = None
 ) -> None:
     """Make ``out`` this config's: a folder built (or half built) with another config is
-    refused unless ``replace``, which first deletes what that build wrote, so no orphan clip
-    of the old build ever ships with the new one. Hidden temp files of killed runs go too.
-    ``shown``: the name errors give the folder (a URL whose working copy ``out`` is)."""
+    refused unless ``replace``, which first deletes what that build wrote (its ledger's files,
+    not a user's own), so no orphan clip of the old build ever ships with the new one. A
+    folder that holds a build's file names but no build mark (a user's own ``index.html``),
+    or that another command (``tempogen edit``) owns, is refused. Hidden temp files of killed
+    runs go. ``shown``: the name errors give the folder (a URL whose working copy ``out`` is)."""
 
     from tempogen.io import content_hash
 
     want = {"config_sha256": content_hash(cfg.to_json()), "config": cfg.source}
     mark = out / BUILD_MARK
     had = _read_mark(mark) if mark.is_file() else None
-    if had is None and (out / "config.json").is_file():  # a build from before the mark
+    if had is not None and command_of(had) != "generate":
+        raise OutputError(
+            f"{shown or out}: holds the output of `tempogen {command_of(had)}` ({BUILD_MARK}); "
+            "generate would write over it; choose another --out"
+        )
+    legacy = had is None and all(
+        (out / n).exists() for n in ("config.json", MANIFEST, "clips")
+    )  # a build from before the mark
+    if had is None and not legacy:
+        found = sorted(n for n in OWNED if (out / n).exists())
+        if found:
+            raise OutputError(
+                f"{shown or out}: holds {', '.join(found)} but no tempogen build "
+                f"({BUILD_MARK} is missing), which generate would overwrite; choose an empty "
+                "--out or one a tempogen build wrote"
+            )
+    if legacy:
         old = _read_mark(out / "config.json")
         had = {"config_sha256": content_hash(old) if old else "?", "config": "an earlier version"}
-    if had is not None and had.get("config_sha256") != want["config_sha256"]:
+    remove_temps(out)  # the lock is held: no live run owns them (and they are no one's files)
+    ledger = (_read_mark(out / FILES) or {}) if had is not None and (out / FILES).is_file() else {}
+    foreign = _foreign(out, ledger)
+    same = had is not None and had.get("config_sha256") == want["config_sha256"]
+    if had is not None and not same:
         if not replace:
             raise OutputError(
                 f"{shown or out}: holds a dataset built with another config "
@@ -213,10 +306,48 @@ def claim_folder(
                 "building here would mix the two. Use --replace to delete it first, or "
                 "choose another --out"
             )
-        _remove(out, OWNED)
-    for tmp in [*out.rglob(".*.tmp"), *out.rglob(".*.partial")]:
-        tmp.unlink(missing_ok=True)  # the lock is held: no live run owns them
+        _remove_ours(out, foreign)
+    files = sorted(set(ledger.get("files") or ()) - foreign) if same else []
+    write_json(out / FILES, {"finished": False, "files": files, "foreign": sorted(foreign)},
+               indent=None)  # fmt: skip
     write_json(mark, want)
+
+
+EDIT_OWNED = (MANIFEST, "videos", "clips", "sheets")  # what ``tempogen edit`` writes
+
+
+def claim_edit_folder(out: Path) -> None:
+    """Make ``out`` a ``tempogen edit`` folder (call with its lock held): a folder that
+    another command built (a dataset of ``generate``), or that holds an edit's file names but
+    no mark of one (a user's own ``manifest.jsonl``), is refused; an earlier edit's folder is
+    taken as it is (its rows are merged with the new ones). Temp files of killed runs go."""
+    mark = out / BUILD_MARK
+    had = _read_mark(mark) if mark.is_file() else None
+    if had is not None and command_of(had) != "edit":
+        raise OutputError(
+            f"{out}: holds a dataset built by `tempogen {command_of(had)}` ({BUILD_MARK}); "
+            "edits would write over its manifest and clips; choose another --out"
+        )
+    if had is None:
+        found = sorted(n for n in EDIT_OWNED if (out / n).exists())
+        if found:
+            raise OutputError(
+                f"{out}: holds {', '.join(found)} but no mark of a `tempogen edit` "
+                f"({BUILD_MARK} is missing), which edit would overwrite; choose an empty "
+                "--out or one `tempogen edit` wrote"
+            )
+        write_json(mark, {"command": "edit"})
+    remove_temps(out)
+
+
+def finish_ledger(out: Path) -> None:
+    """Record in the ledger (:data:`FILES`, kept beside the build mark) every file the
+    finished build owns, which a later ``--replace`` deletes, leaving out the files its claim
+    found foreign."""
+    ledger = _read_mark(out / FILES) or {}
+    foreign = set(ledger.get("foreign") or ())
+    files = sorted(_files(out) - foreign)
+    write_json(out / FILES, {**ledger, "finished": True, "files": files}, indent=None)
 
 
 def _build(
@@ -310,6 +441,7 @@ def _build(
         if cfg.shortcuts == "fail":
             raise CertificationError(message + " (config: shortcuts: warn to build anyway)")
         warnings.warn(message, stacklevel=2)
+    finish_ledger(out)
     per_task: dict[str, int] = {}
     for r in rows:
         per_task[r["task"]] = per_task.get(r["task"], 0) + 1

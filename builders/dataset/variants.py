@@ -19,7 +19,13 @@ from typing import Any
 
 import numpy as np
 
-from tempogen.builders.dataset.reading import needs_motion, open_manifest, row_motion
+from tempogen.builders.dataset.build import check_writable, claim_edit_folder, cleanup_on_stop
+from tempogen.builders.dataset.reading import (
+    OpenManifest,
+    needs_motion,
+    open_manifest,
+    row_motion,
+)
 from tempogen.editing import Clip, EditError, concat, run_pipeline
 from tempogen.editing.notes import edit_notes
 from tempogen.editing.ops import Op, Reverse
@@ -35,10 +41,11 @@ from tempogen.generators.motion import (
     Motion,
     certify,
 )
-from tempogen.io import content_hash, write_jsonl
+from tempogen.io import content_hash, folder_lock, read_jsonl, write_jsonl
 from tempogen.labels import Labels, Query
 from tempogen.manifest import DECLARED, Row, is_manifest_row, validate_row, write_manifest
 from tempogen.observe import uniform_indices
+from tempogen.paths import check_ids, inside
 from tempogen.questions import (
     VARIATION_KEYS,
     WordingError,
@@ -323,14 +330,17 @@ def edit_row(
     source = Row.from_json(row, where) if is_manifest_row(row) else row
     motion = row_motion(row, where) if needs_motion(row) else None
     vid = f"{row['id']}~{variant.name}"
-    spec = {
+    spec: dict[str, Any] = {
         "source": row.get("spec_hash") or row.get("video_sha256"),
         "variant": variant.describe(),
     }
+    if not is_manifest_row(row):  # a user's record: its video's bytes and fields decide too
+        spec["input"] = _record_inputs(row, manifest_dir)
     spec_hash = content_hash(spec)
-    record = out_dir / "clips" / f"{vid}.json"
+    record = inside(out_dir, "clips", f"{vid}.json")
     video_rel = f"videos/{vid}.mp4"
-    sheet = out_dir / "sheets" / f"{vid}.png"
+    inside(out_dir, video_rel)
+    sheet = inside(out_dir, "sheets", f"{vid}.png")
     cached = lookup(record, spec_hash, [sheet], {"video_sha256": out_dir / video_rel})
     # a record stands only if it carries what this edit would: a certificate that holds, or
     # (kept on request) one marked failed; else the edit is done again and judged afresh
@@ -398,6 +408,17 @@ def edit_row(
     return new
 
 
+def _record_inputs(row: dict[str, Any], manifest_dir: Path) -> dict[str, Any]:
+    """What a user's record is made of beyond its declared ``video_sha256``: the sha256 of
+    the video file as it is now, and a hash of every field (labels, question, options), so
+    a cached edit is reused only while both are unchanged."""
+    video = manifest_dir / str(row.get("video", ""))
+    return {
+        "video_sha256": sha256_file(video) if video.is_file() else None,
+        "record": content_hash(row),
+    }
+
+
 @dataclass
 class EditReport:
     """What ``tempogen edit`` did: the rows written and, per refused edit, its row and reason."""
@@ -421,7 +442,9 @@ class EditReport:
         """Refusals counted by reason (the op's message without the row's own id), most first."""
         counts: dict[str, int] = {}
         for rid, name, why in self.refused:
-            key = f"{name}: {why.replace(rid, '<row>')}"
+            # the row's id as messages name it (``id~pipeline`` or quoted), never inside words
+            why = why.replace(f"{rid}~{name}", "<row>").replace(repr(rid), "<row>")
+            key = f"{name}: {why}"
             counts[key] = counts.get(key, 0) + 1
         return sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
 
@@ -455,10 +478,30 @@ def edit_manifest(
             f"{out}: holds the input manifest {opened.path}, which the edited manifest would "
             "overwrite; write the edits to another folder"
         )
+    check_ids(opened.lines, opened.path)  # ids become file names: safe, and one each
+    check_writable(out)
+    with folder_lock(out, "edit"):
+        claim_edit_folder(out)
+        with cleanup_on_stop(out):
+            return _edit_rows(opened, pipelines, out, strict, keep_uncertified, on_done)
+
+
+def _edit_rows(
+    opened: OpenManifest,
+    pipelines: Mapping[str, Sequence[Op]],
+    out: Path,
+    strict: bool,
+    keep_uncertified: bool,
+    on_done: Callable[[], None] | None,
+) -> EditReport:
+    """:func:`edit_manifest` in its locked folder: edit every row, then write the manifest
+    merged with the rows an earlier run wrote there (a row this run redid is replaced; one
+    it now refuses is dropped, as its source or pipeline changed)."""
+    path = out / "manifest.jsonl"
     written: list[dict[str, Any]] = []
     refused: list[tuple[str, str, str]] = []
     notes: list[tuple[str, str, str]] = []
-    for n, row in enumerate(opened.rows, 1):
+    for n, row in opened.lines:
         for name, ops in pipelines.items():
             variant = Variant(name, tuple(ops))
             said: list[str] = []
@@ -487,13 +530,16 @@ def edit_manifest(
     if refused and not written:
         reasons = "; ".join(f"{why} ({n}x)" for why, n in report.by_reason()[:3])
         raise EditError(f"{opened.path}: every edit was refused, nothing written: {reasons}")
-    if all(is_manifest_row(r) for r in written):
-        write_manifest(path, written)
+    tried = {f"{row['id']}~{name}" for row in opened.rows for name in pipelines}
+    earlier = read_jsonl(path) if path.is_file() else []
+    rows = [r for r in earlier if r.get("id") not in tried] + written
+    if all(is_manifest_row(r) for r in rows):
+        write_manifest(path, rows)
     else:
-        for n, r in enumerate(written, 1):
+        for n, r in enumerate(rows, 1):
             if is_manifest_row(r):
                 validate_row(r, f"{path}:{n}")
-        write_jsonl(path, written)
+        write_jsonl(path, rows)
     return report
 
 
@@ -571,9 +617,9 @@ def readable(row: dict[str, Any], out_dir: Path) -> bool:
 def discard(row: dict[str, Any], out_dir: Path) -> None:
     """Remove an edited clip's record first (its commit), then its video and sheet."""
     for path in (
-        out_dir / "clips" / f"{row['id']}.json",
-        out_dir / row["video"],
-        out_dir / "sheets" / f"{row['id']}.png",
+        inside(out_dir, "clips", f"{row['id']}.json"),
+        inside(out_dir, row["video"]),
+        inside(out_dir, "sheets", f"{row['id']}.png"),
     ):
         path.unlink(missing_ok=True)
 

@@ -18,12 +18,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tempogen.builders.exports.tomato import _read_data, check_data_file
+from tempogen.builders.exports.tomato import _key_lines, _read_data, check_data_file
 from tempogen.errors import InputFileError, MissingFileError, OutputError
 from tempogen.facts import get_fact
 from tempogen.io import content_hash
 from tempogen.labels import Labels, Query
 from tempogen.manifest import DECLARED, SCHEMA_VERSION, write_manifest
+from tempogen.paths import safe_name
 from tempogen.questions import TASKS
 from tempogen.video import sha256_file
 
@@ -115,6 +116,8 @@ def import_tomato(
     if problems:
         more = f" (and {len(problems) - 3} more)" if len(problems) > 3 else ""
         raise InputFileError("; ".join(problems[:3]) + more)
+    for _, path in files:
+        _check_names(path)
     target = Path(out) if out is not None else root / "manifest.jsonl"
     _check_target(target)
     report = ImportReport(target)
@@ -127,6 +130,18 @@ def import_tomato(
         report.per_task[task] = sum(1 for r in rows if r["task"] == task)
     write_manifest(target, rows)
     return report
+
+
+def _check_names(path: Path) -> None:
+    """Question ids, keys and demonstration types become the rows' ids and video paths
+    (and, through ``tempogen edit``, file names): each must be a safe name
+    (:func:`tempogen.paths.safe_name`), refused naming ``file:line`` and the entry."""
+    lines = _key_lines(path.read_text(encoding="utf-8"))
+    for qid, entry in _read_data(path).items():
+        where = f"{path}:{lines.get(qid, '?')}: entry {qid!r}"
+        safe_name(qid, where, "question id")
+        safe_name(entry["key"], where, "key")
+        safe_name(entry["demonstration_type"], where, "demonstration_type")
 
 
 def _check_target(target: Path) -> None:

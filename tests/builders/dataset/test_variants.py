@@ -62,3 +62,18 @@ def test_a_3d_variant_the_pixel_audit_cannot_read_is_not_shipped(tmp_path) -> No
     assert verify_row(got, tmp_path).ok
     assert not (tmp_path / "clips" / f"{zoomed['id']}.json").exists()
     assert not (tmp_path / zoomed["video"]).exists()
+
+
+def test_refusals_grouped_by_reason_hide_the_row_id_not_letters_of_words(tmp_path):
+    """An id that is a common letter ('a') is taken out of the message where the message
+    names the row (``a~fast``, ``'a'``), never out of the words around it."""
+    from tempogen.builders.dataset.variants import EditReport
+
+    refused = [
+        ("a", "fast", "a~fast: not answerable from a frame; row 'a' refused"),
+        ("b", "fast", "b~fast: not answerable from a frame; row 'b' refused"),
+    ]
+    report = EditReport([], refused, tmp_path / "manifest.jsonl")
+    assert report.by_reason() == [
+        ("fast: <row>: not answerable from a frame; row <row> refused", 2)
+    ]
