@@ -178,7 +178,9 @@ def test_an_edit_leaving_too_few_frames_for_a_declared_fact_is_refused(left_clip
     _write_jsonl(left_clip, rows)
     res = _edit(left_clip, "loop3: [{loop: 3}]\nloop1: [{loop: 1}]\n", out)
     assert res.returncode == 0, res.stderr
-    assert [r["id"] for r in _read_jsonl(out / "manifest.jsonl")] == ["flash~loop1"]
+    # the first run's rows stay: an edit into its own folder merges, never drops
+    ids = [r["id"] for r in _read_jsonl(out / "manifest.jsonl")]
+    assert ids == ["walk~x2", "walk~gap", "flash~loop1"]
     assert (
         "loop3: TOMATO's 16 samples of the edited clip show 16 distinct moment(s); its "
         "declared count 21 needs 22" in res.stdout
