@@ -7,6 +7,10 @@ import argparse
 import os
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tempogen.config import DatasetConfig
 
 
 def _generate(args: argparse.Namespace) -> int:
@@ -14,6 +18,8 @@ def _generate(args: argparse.Namespace) -> int:
     from tempogen.config import load_config
 
     cfg = load_config(args.config)
+    if args.dry_run:
+        return _generate_plan(args.config, cfg)
     summary = build_dataset(
         cfg,
         args.out,
@@ -40,6 +46,21 @@ def _generate(args: argparse.Namespace) -> int:
     print(
         "also: videott/ (Video-TT-style questions), lmms_eval/ (task folder), "
         "hf/ (datasets layout), vinoground/ (rendered caption pairs)"
+    )
+    return 0
+
+
+def _generate_plan(path: str, cfg: DatasetConfig) -> int:
+    """``generate --dry-run``: the config is valid and planned (every clip drawn), nothing is
+    rendered or written; one line says how much a build would render."""
+    from tempogen.generators.build import plan
+
+    specs = plan(cfg)
+    frames = sum(s.num_frames for s in specs)
+    w, h = cfg.size
+    print(
+        f"{path}: valid; a build renders {len(specs)} clips, {frames:,} frames at {w}x{h} "
+        "(dry run: nothing written)"
     )
     return 0
 
@@ -484,6 +505,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="delete a dataset built in --out with another config first (default: refuse)",
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    g.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check and plan the config, print how many clips and frames; write nothing",
+    )
     _plugins_option(g)
     _executor_options(g, "the config's executor, else local")
     g.set_defaults(func=_generate)
