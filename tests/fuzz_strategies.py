@@ -279,3 +279,75 @@ def corpus_file(draw: st.DrawFn) -> bytes:
     then rows of video_id and caption, mutated."""
     first = (dumps(CORPUS_BASE) + "\n").encode() if draw(st.integers(0, 4)) else b""
     return first + draw(jsonl_file(mutated(CORPUS_BASE), max_rows=4))
+
+
+# --- eval / import tomato: benchmark layouts ------------------------------------------------
+
+TOMATO_ENTRY: dict[str, Any] = {
+    "question": "Which way does it turn?",
+    "options": ["Clockwise.", "Counter-clockwise.", "No rotation."],
+    "answer": 0,
+    "key": "rot-0",
+    "video_source_url": "",
+    "motion_type": "spin",
+    "demonstration_type": "simulated",
+    "variation": {"counterfactual": 0, "composite": 0, "zoom": 0, "first_person": 0},
+    "note": "",
+}
+
+
+@st.composite
+def tomato_data(draw: st.DrawFn) -> bytes:
+    """A TOMATO ``data/<task>.json``: question number -> entry, entries mutated, or junk."""
+    doc: Any = {
+        draw(st.one_of(st.sampled_from(["0", "1"]), st.sampled_from(HOSTILE_STRINGS))): draw(
+            mutated(TOMATO_ENTRY)
+        )
+        for _ in range(draw(st.integers(0, 3)))
+    }
+    if draw(st.integers(0, 5)) == 0:
+        doc = draw(json_values)
+    return dumps(doc).encode("utf-8", "surrogatepass")
+
+
+VIDEOTT_QUESTION = {
+    "qid": "fan-p",
+    "kind": "primary",
+    "question": "Which way?",
+    "answer": "Counter-clockwise",
+}
+VIDEOTT_VIDEO = {"video_id": "fan", "video": "videos/fan.mp4"}
+
+
+@st.composite
+def videott_json(draw: st.DrawFn) -> bytes:
+    """A ``videott.json``: a list of videos with questions, mutated at both levels."""
+    videos = []
+    for _ in range(draw(st.integers(0, 2))):
+        video = draw(mutated({**VIDEOTT_VIDEO, "questions": []}))
+        if isinstance(video.get("questions"), list):
+            video["questions"] = draw(st.lists(mutated(VIDEOTT_QUESTION), max_size=3))
+        videos.append(video)
+    doc: Any = videos if draw(st.integers(0, 5)) else draw(json_values)
+    return dumps(doc).encode("utf-8", "surrogatepass")
+
+
+@st.composite
+def vinoground_csv(draw: st.DrawFn) -> bytes:
+    """A ``vinoground.csv``: the header, then rows of odd cells."""
+    head = "index,major,minor,pos_vid,pos_start,pos_end,pos_cal,neg_vid,neg_start,neg_end,neg_cal"
+    good = (
+        "0,object,cyclical,yt,0,5,a ball rolls left then right,yt2,0,5,a ball rolls right then left"
+    )
+    lines = [head] if draw(st.integers(0, 5)) else []
+    for _ in range(draw(st.integers(0, 3))):
+        cells = good.split(",")
+        for _ in range(draw(st.integers(0, 3))):
+            i = draw(st.integers(0, len(cells)))
+            value = draw(caption_text).replace("\n", " ").replace(",", ";")
+            if i == len(cells):
+                cells.append(value)
+            else:
+                cells[i] = value
+        lines.append(",".join(cells))
+    return ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")

@@ -34,6 +34,7 @@ import pytest
 from fuzz_strategies import (
     CORPUS_BASE,
     PAIR_BASE,
+    PREDICTION_BASES,
     config_text,
     corpus_file,
     jsonl_file,
@@ -41,6 +42,9 @@ from fuzz_strategies import (
     pairs_file,
     pipeline_text,
     predictions,
+    tomato_data,
+    videott_json,
+    vinoground_csv,
 )
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -351,6 +355,40 @@ def test_fuzz_eval_predictions(benchmark: str, layout: Callable[[Path], None]) -
     fuzz()
 
 
+@budget(10)
+@given(data=st.data())
+def test_fuzz_eval_datasets(data: st.DataObject) -> None:
+    """The benchmark side of ``eval``: generated TOMATO data, videott.json, vinoground.csv with
+    a valid predictions file; the TOMATO folder also to ``import tomato``."""
+    tomato, videott, vino = (
+        data.draw(tomato_data()),
+        data.draw(videott_json()),
+        data.draw(vinoground_csv()),
+    )
+    with Case() as case:
+        case.write("tomato/data/rotation.json", tomato)
+        case.write("vtt/videott.json", videott)
+        case.write("vino/vinoground.csv", vino)
+        for bench, folder in (("tomato", "tomato"), ("videott", "vtt"), ("vinoground", "vino")):
+            preds = case.write(
+                f"{bench}.jsonl", (json.dumps(PREDICTION_BASES[bench]) + "\n").encode()
+            )
+            case.run("eval", bench, "--dataset", case.root / folder, "--predictions", preds,
+                     "--out", case.out / f"{bench}.json")  # fmt: skip
+        case.run("import", "tomato", case.root / "tomato", "--out", case.out / "m.jsonl", "-q")
+
+
+@budget(6)
+@given(data=st.data())
+def test_fuzz_audit_validity(clip: Path, data: st.DataObject) -> None:
+    """Manifest rows to ``audit validity`` (figures written under ``--out``)."""
+    rows = data.draw(jsonl_file(manifest_row(base_row(clip)), max_rows=4), "manifest")
+    with Case() as case:
+        with_clip(case, clip)
+        manifest = case.write("manifest.jsonl", rows)
+        case.run("audit", "validity", "--manifest", manifest, "--out", case.out / "v.json")
+
+
 @budget(12)
 @given(data=st.data())
 def test_fuzz_captions_audit(data: st.DataObject) -> None:
@@ -441,3 +479,16 @@ def test_generate_dry_run_plans_and_writes_nothing(tmp_path: Path) -> None:
     res = run_cli(["generate", "--config", bad, "--out", tmp_path / "ds", "--dry-run"], tmp_path)
     assert res.code == 2 and "bad.yaml" in res.stderr and "fps" in res.stderr, res.stderr
     assert not (tmp_path / "ds").exists()
+
+
+@pytest.mark.parametrize(
+    "bench,name", [("tomato", "data/rotation.json"), ("videott", "videott.json")]
+)
+def test_eval_dataset_not_utf8_is_exit_2_naming_file_and_line(bench: str, name: str) -> None:
+    """Found by the fuzz: a benchmark JSON holding a lone surrogate's bytes (or Latin-1) was a
+    UnicodeDecodeError traceback from ``eval``; now exit 2 naming the file and line."""
+    with Case() as case:
+        case.write(f"ds/{name}", b'{"0":\n {"question": "\xed\xa0\x80"}}\n')
+        preds = case.write("m.jsonl", (json.dumps(PREDICTION_BASES[bench]) + "\n").encode())
+        res = case.run("eval", bench, "--dataset", case.root / "ds", "--predictions", preds)
+        assert res.code == 2 and f"{Path(name).name}:2: not UTF-8" in res.stderr, res.stderr

@@ -125,11 +125,15 @@ def _short(text: str | None, n: int = 60) -> str:
 
 
 def _load_json(path: Path) -> Any:
-    """A dataset JSON file; errors name the file."""
+    """A dataset JSON file; errors (not UTF-8 included) name the file and line."""
     if not path.is_file():
         raise MissingFileError(f"{path}: no such file")
+    raw = path.read_bytes()
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        return json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        line = raw[: exc.start].count(b"\n") + 1
+        raise InputFileError(f"{path}:{line}: not UTF-8 text (byte {exc.start})") from exc
     except json.JSONDecodeError as exc:
         raise InputFileError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
 
