@@ -301,6 +301,8 @@ def test_fuzz_manifest_rows(clip: Path, data: st.DataObject) -> None:
 
 @budget(10)
 @given(pipeline=pipeline_text())
+@example(pipeline=b"/../../../victim: [reverse]\n")  # issue 25's example of class 1
+@example(pipeline=b'"a\\0b": [reverse]\n' + b"x" * 300 + b": [reverse]\n")
 def test_fuzz_edit_pipelines(clip: Path, pipeline: bytes) -> None:
     """Generated pipelines on one valid record."""
     with Case() as case:
