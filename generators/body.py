@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from tempogen import safe_pickle
 from tempogen.errors import InputFileError
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.skeleton import INDEX, NUM_JOINTS
@@ -294,14 +295,16 @@ def _torch_context() -> Iterator[Any]:
 
 
 def _read(path: Path) -> dict[str, Any]:
-    """The raw contents of a model file (.pkl or .npz) as a dict."""
+    """The raw contents of a model file (.pkl or .npz) as a dict; a pickle may hold only data
+    classes (:mod:`tempogen.safe_pickle`), so a hostile file runs nothing."""
     try:
         if path.suffix.lower() == ".npz":
-            with np.load(path, allow_pickle=True) as npz:
-                data = {k: npz[k] for k in npz.files}
+            data = safe_pickle.load_npz(path)
         else:
             with open(path, "rb") as f:
-                data = pickle.load(f, encoding="latin1")
+                data = safe_pickle.load(f)
+    except safe_pickle.ForbiddenPickleError as exc:
+        raise BodyModelError(f"{path}: {exc}") from exc
     except ModuleNotFoundError as exc:
         raise BodyModelError(
             f"{path}: the file needs the Python module {exc.name!r} to load (SMPL's original "

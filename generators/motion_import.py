@@ -18,8 +18,6 @@ floor ``y = 0`` at the origin, as SMPL's own ``pelvis = J_pelvis + trans`` conve
 
 from __future__ import annotations
 
-import importlib.util
-import pickle
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -28,6 +26,7 @@ import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
 from tempogen.config import Estimate, estimate
+from tempogen import safe_pickle
 from tempogen.generators.bvh_map import (
     SPINE,
     MotionImportError,
@@ -224,15 +223,14 @@ def _same_id(key: Any, track: int) -> bool:
 
 
 def _read_pickle(path: Path) -> Any:
+    """A VIBE output (pickle or joblib) through the allow-list of :mod:`tempogen.safe_pickle`:
+    a hostile file is refused, naming the class, and runs nothing."""
     if not path.is_file():
         raise MotionImportError(f"{path}: no such file")
     try:
-        if importlib.util.find_spec("joblib") is not None:
-            import joblib
-
-            return joblib.load(path)
-        with open(path, "rb") as f:
-            return pickle.load(f)
+        return safe_pickle.load_path(path)
+    except safe_pickle.ForbiddenPickleError as exc:
+        raise MotionImportError(f"{path}: {exc}") from exc
     except Exception as exc:  # unpickling fails in many ways; all mean an unreadable file
         raise MotionImportError(f"{path}: not a readable VIBE pickle: {exc}") from exc
 

@@ -605,6 +605,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="delete a dataset built in --out with another config first (default: refuse)",
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    g.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="check and plan the config, print how many clips and frames; write nothing",
+    )
     _plugins_option(g)
     _executor_options(g, "the config's executor, else local")
     g.set_defaults(func=_generate)
