@@ -25,8 +25,8 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation, Slerp
 
-from tempogen.config import Estimate, estimate
 from tempogen import safe_pickle
+from tempogen.config import Estimate, estimate
 from tempogen.generators.bvh_map import (
     SPINE,
     MotionImportError,
