@@ -239,7 +239,10 @@ def _audit_verify(args: argparse.Namespace) -> int:
         summary += f"; {len(report.declared)} declared, not verified"
     print(summary)
     if not report.checked:
-        print("no row has per-frame labels: nothing was verified from pixels")
+        print(
+            f"{args.manifest}: no row has per-frame labels: nothing was verified from pixels",
+            file=sys.stderr,
+        )
         return 1
     # exact by default: a pass mark below 100% only by an explicit --min
     passed = 100 * report.agreed >= args.min * report.checked
@@ -605,11 +608,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="delete a dataset built in --out with another config first (default: refuse)",
     )
     g.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
-    g.add_argument(
-        "--dry-run",
-        action="store_true",
-        help="check and plan the config, print how many clips and frames; write nothing",
-    )
     _plugins_option(g)
     _executor_options(g, "the config's executor, else local")
     g.set_defaults(func=_generate)

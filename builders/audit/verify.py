@@ -27,6 +27,7 @@ from tempogen.builders.audit.noise import is_noise, noise_states
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import pixel_states_3d
 from tempogen.builders.dataset.reading import open_manifest, row_motion
+from tempogen.errors import InputFileError
 from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import answer_of
 from tempogen.generators.motion import SAMPLES
@@ -176,6 +177,8 @@ def verify_manifest(
     path = Path(path)
     opened = open_manifest(path, plugins)
     rows = opened.rows
+    if not rows:
+        raise InputFileError(f"{path}: holds no rows to verify")
     if sample is not None and sample < len(rows):
         step = len(rows) / sample
         rows = [rows[int(i * step)] for i in range(sample)]
