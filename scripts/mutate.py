@@ -50,7 +50,10 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     "facts": ("tempogen/facts.py", CORE_TESTS + EDITING_TESTS),
     "observe": ("tempogen/observe.py", CORE_TESTS + EDITING_TESTS),
     "algebra": ("editing/algebra.py", EDITING_TESTS),
-    "answers": ("builders/eval/answers.py", ["tests/builders/eval/test_answers.py"]),
+    "answers": (
+        "builders/eval/answers.py",
+        ["tests/builders/eval/test_answers.py", "tests/builders/eval/test_answers_edges.py"],
+    ),
 }
 for _op in ("base", "flip", "joins", "loop", "reverse", "speed", "trim", "view"):
     MODULES[f"ops.{_op}"] = (f"editing/ops/{_op}.py", EDITING_TESTS)
