@@ -35,6 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # the fast editing tests: each edit op and the fact algebra through clips and labels
 EDITING_TESTS = [
+    "tests/editing/test_edit_algebra_kernels.py",
     "tests/editing/test_edit_facts.py",
     "tests/editing/test_edit_ops.py",
     "tests/editing/test_edit_compose.py",
@@ -293,6 +294,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"  ERROR: {r.error}", file=sys.stderr)
         if args.json:  # after each module, so a long run's finished modules are kept
             write_json(args.json, results)
+    if len(results) > 1:
+        killed = sum(len(r.killed) for r in results)
+        judged = sum(len(r.killed) + len(r.survived) + len(r.no_tests) for r in results)
+        print(f"total: {killed}/{judged} killed ({100.0 * killed / max(judged, 1):.1f}%)")
     return 1 if any(r.error for r in results) else 0
 
 
