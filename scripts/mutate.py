@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 # the fast editing tests: each edit op and the fact algebra through clips and labels
 EDITING_TESTS = [
-    "tests/editing/test_edit_loop_effects.py",
+    "tests/editing/test_edit_op_effects.py",
     "tests/editing/test_edit_algebra_kernels.py",
     "tests/editing/test_edit_facts.py",
     "tests/editing/test_edit_ops.py",
