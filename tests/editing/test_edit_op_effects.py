@@ -47,3 +47,41 @@ def test_ops_keep_a_declared_effect_for_a_plugin_fact(op):
     fields = {f.name: getattr(op, f.name) for f in dataclasses.fields(op)}
     assert keeps_colour(**fields).effect("colour") is E.PRESERVED
     assert op.effect("colour") is E.UNKNOWN
+
+
+@pytest.mark.parametrize(
+    ("op", "fact", "effect"),
+    [
+        # a rate ramp maps speed, and frequency while no frame is dropped (rate at most 1)
+        (SpeedRamp(start=0.5, end=1.0), "frequency", "mapped by rate_ramp"),
+        (SpeedRamp(start=1.0, end=0.5), "speed", "mapped by rate_ramp"),
+        (SpeedRamp(start=0.5, end=2.0), "frequency", "read again from the edited states"),
+        (SpeedRamp(start=0.5, end=2.0), "count", "read again from the edited states"),
+        (SpeedRamp(start=0.5, end=1.0), "count", "preserved"),
+        (SpeedRamp(start=0.5, end=1.0), "rotation", "preserved"),
+        (SpeedRamp(start=0.5, end=2.0), "direction", "preserved"),
+        # a uniform rate drops frames only when faster than 1
+        (Speed(factor=1.0), "count", "preserved"),
+        (Speed(factor=1.5), "count", "read again from the edited states"),
+    ],
+)
+def test_rate_ops_effects(op, fact, effect):
+    assert op.effect(fact).describe() == effect
+
+
+class _Frames:
+    num_frames = 10
+
+
+@pytest.mark.parametrize(
+    ("op", "frames"),
+    [
+        (SpeedRamp(start=1.0, end=1.0), list(range(10))),  # the last frame is kept
+        (SpeedRamp(start=0.5, end=2.0), [0, 0, 1, 2, 3, 3, 5, 6, 7]),
+        (SpeedRamp(start=2.0, end=0.5), [0, 2, 4, 5, 6, 7, 8, 9]),
+        (Speed(factor=0.75), [0, 0, 1, 2, 3, 3, 4, 5, 6, 6, 7, 8, 9]),
+        (Speed(factor=1.0), list(range(10))),
+    ],
+)
+def test_rate_ops_select_frames(op, frames):
+    assert op.select(_Frames()).tolist() == frames
