@@ -5,8 +5,9 @@ PY := $(VENV)/bin/python
 OUT ?= dataset
 CONFIG ?= configs/default.yaml
 JOBS ?=
+comma := ,
 
-.PHONY: setup dataset test test-fast quality style bench clean
+.PHONY: setup dataset test test-fast quality style bench mutate clean
 
 setup: $(VENV)/.installed
 
@@ -40,6 +41,12 @@ style: setup
 # every bench under bench/, its headline figures in bench/results.jsonl (QUICK=1: small sizes)
 bench: setup
 	$(PY) bench/run_all.py $(if $(QUICK),--quick,)
+
+# mutation testing of the label-critical modules (not part of `make test`; tens of minutes):
+# MODULES=answers,algebra picks some, JOBS=n forks n mutants at once; figures in build/mutate.json
+MODULES ?=
+mutate: setup
+	$(PY) scripts/mutate.py $(subst $(comma), ,$(MODULES)) $(if $(JOBS),-j $(JOBS),) --json build/mutate.json
 
 clean:
 	rm -rf $(OUT) build *.egg-info
