@@ -12,6 +12,7 @@ task folder (``lmms_eval/``). A dataset folder checks everything in it.
 from __future__ import annotations
 
 import csv
+import io
 import json
 import os
 import re
@@ -31,8 +32,9 @@ from tempogen.builders.exports.tomato import check_data_file
 from tempogen.builders.exports.videott import FILE_NAME as VIDEOTT_FILE
 from tempogen.builders.exports.videott import read_videott
 from tempogen.builders.exports.vinoground import CSV_COLUMNS, read_vinoground
-from tempogen.errors import InputFileError, PluginError
+from tempogen.errors import InputFileError, PluginError, TempogenError
 from tempogen.facts import FACTS, Fact, FactError, get_fact
+from tempogen.io import read_json, read_text
 from tempogen.labels import Labels
 from tempogen.manifest import (
     import_manifest_plugins,
@@ -242,10 +244,10 @@ def _vinoground_csv(path: Path) -> tuple[int, list[str], dict[str, list[str]]]:
     problems: list[str] = []
     pairs: dict[str, list[str]] = {}
     try:
-        f = open(path, encoding="utf-8", newline="")
-    except OSError as exc:
-        return 0, [f"{path}: cannot read: {exc.strerror or exc}"], pairs
-    with f:
+        text = read_text(path, "Vinoground CSV")  # bounded; not UTF-8 names the line
+    except TempogenError as exc:
+        return 0, [str(exc)], pairs
+    with io.StringIO(text, newline="") as f:
         reader = csv.reader(f)
         header = next(reader, None)
         if header != list(CSV_COLUMNS):
@@ -294,11 +296,9 @@ def _vinoground_row_problem(
 def _vinoground_questions(path: Path, pairs: dict[str, list[str]]) -> tuple[int, list[str]]:
     """Questions and problems of one ``vinoground_{text,video}score.json`` list."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError) as exc:
-        return 0, [f"{path}: cannot read: {exc}"]
-    except json.JSONDecodeError as exc:
-        return 0, [f"{path}:{exc.lineno}: not valid JSON: {exc.msg}"]
+        data = read_json(path, "Vinoground questions")  # bounded, UTF-8, no repeated keys
+    except TempogenError as exc:
+        return 0, [str(exc)]
     if not isinstance(data, list):
         return 0, [f"{path}: expected a JSON list of questions"]
     problems, seen = [], set()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import io
 import os
 import re
 from collections import defaultdict
@@ -25,6 +26,7 @@ from tempogen.builders.eval.common import (
     _short,
 )
 from tempogen.errors import InputFileError, MissingFileError
+from tempogen.io import read_text
 
 PathLike = str | os.PathLike[str]
 
@@ -40,8 +42,8 @@ def load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[s
     csv_path = root / "vinoground.csv"
     if not csv_path.is_file():
         raise MissingFileError(f"{csv_path}: no such file")
-    with open(csv_path, encoding="utf-8", newline="") as f:
-        rows = list(csv.reader(f))
+    # bounded, UTF-8 named by line (tempogen.io.read_text), then CSV
+    rows = list(csv.reader(io.StringIO(read_text(csv_path, "Vinoground CSV"), newline="")))
     if not rows:
         raise InputFileError(f"{csv_path}: empty")
     header = [h.strip().lower() for h in rows[0]]

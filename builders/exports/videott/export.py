@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -44,7 +43,7 @@ from tempogen.builders.exports.videott.text import (
 )
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.facts import answer_of
-from tempogen.io import write_json
+from tempogen.io import read_json, write_json
 from tempogen.labels import Labels
 from tempogen.manifest import provenance
 from tempogen.questions import answer_key, describe
@@ -282,10 +281,7 @@ def read_videott(path: str | os.PathLike[str], check_videos: bool = False) -> li
     With ``check_videos`` every referenced video must exist (paths are relative to the file).
     """
     path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InputFileError(f"{path}: not valid JSON: {exc.msg} (line {exc.lineno})") from exc
+    data = read_json(path, "Video-TT file")  # bounded, UTF-8, valid, no repeated keys
     if not isinstance(data, list):
         raise InputFileError(f"{path}: expected a JSON list of question sets")
     seen: set[str] = set()
