@@ -7,28 +7,17 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kit import tempogen
 
 from tempogen.video import write_video
 
-REPO = Path(__file__).resolve().parents[1]
 TINY = "seed: 5\nsize: [128, 96]\nfps: 8\nduration: [3.0, 3.0]\nsamples_per_task: 1\n"
 TINY += "tasks: [direction]\nvariants: {share: 0}\nvinoground: {pairs: 0}\n"
 TINY += "retrieval: {pairs: 0}\nshortcuts: 'off'\n"
-
-
-def tempogen(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def refused(r: subprocess.CompletedProcess[str], *places: str) -> None:

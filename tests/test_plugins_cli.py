@@ -7,11 +7,10 @@ import path; a plugin that exits at import is an error naming it, not the comman
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 from pathlib import Path
 
+import kit
 import numpy as np
 import pytest
 
@@ -23,16 +22,7 @@ MARK = 'open("marks.txt", "a").write(__name__ + "\\n")\n'
 
 def tempogen(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess:
     """The CLI in a fresh process run from ``cwd``, with nothing on PYTHONPATH."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    env["PYTHONDONTWRITEBYTECODE"] = "1"
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return kit.tempogen(*args, cwd=cwd, pythonpath="", env={"PYTHONDONTWRITEBYTECODE": "1"})
 
 
 def marks(cwd: Path) -> list[str]:

@@ -8,38 +8,21 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pyarrow.parquet as pq
 import pytest
+from kit import read_jsonl as _read_jsonl
+from kit import tempogen
+from kit import write_jsonl as _write_jsonl
 
 from tempogen.builders.exports import EXPORTS
 from tempogen.editing import Clip, Reverse, concat, pair_with_black_gap
 from tempogen.errors import EditError
 from tempogen.video import probe, write_video
 
-REPO = Path(__file__).resolve().parents[2]
 UNCERTIFIED = "count-0002"  # configs/tiny.yaml: at double speed 5 flashes, 3 at 16 samples
-
-
-def tempogen(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def _write_jsonl(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def _edit(manifest: Path, pipeline: str, out: Path, *extra: str) -> subprocess.CompletedProcess:

@@ -3,13 +3,14 @@
 
 from __future__ import annotations
 
-import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from kit import read_jsonl as _read_jsonl
+from kit import tempogen
+from kit import write_jsonl as _write_jsonl
 
 from tempogen import observe
 from tempogen.builders.audit.pixels import pixel_labels
@@ -18,29 +19,10 @@ from tempogen.facts import answer_of
 from tempogen.generators.motion import SAMPLES
 from tempogen.video import probe, read_video, write_video
 
-REPO = Path(__file__).resolve().parents[2]
 QUESTION = "Which direction(s) does the square rotate in?"
 PIPELINES = (
     "{rev: [reverse], mirror: [{mirror: horizontal}], both: [reverse, {mirror: horizontal}]}\n"
 )
-
-
-def tempogen(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-
-
-def _write_jsonl(path: Path, rows: list[dict]) -> None:
-    path.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
-
-
-def _read_jsonl(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 @pytest.mark.slow

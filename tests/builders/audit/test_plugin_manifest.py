@@ -5,13 +5,12 @@ manifest alone runs no code); without it the error names the line."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
+import kit
 import pytest
 
 PLUGIN = """
@@ -50,17 +49,7 @@ scenes3d: {humans: 0, objects: 0}
 
 def tempogen(cwd: Path, *args: str | Path, pythonpath: str = "") -> subprocess.CompletedProcess:
     """The CLI in a fresh process (nothing imported yet), run from ``cwd``."""
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
-    if pythonpath:
-        env["PYTHONPATH"] = pythonpath
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    return kit.tempogen(*args, cwd=cwd, pythonpath=pythonpath)
 
 
 def rows_of(path: Path) -> list[dict]:

@@ -6,13 +6,11 @@ listed apart and never counted as agreeing."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from kit import tempogen
 
-REPO = Path(__file__).resolve().parents[3]
 CONFIG = """\
 seed: 5
 size: [128, 96]
@@ -26,16 +24,6 @@ vinoground: {pairs: 0}
 retrieval: {pairs: 0}
 shortcuts: "off"
 """
-
-
-def tempogen(*args: str | Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        cwd=REPO,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
 
 
 def _rows(path: Path) -> list[dict]:
