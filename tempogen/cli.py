@@ -354,6 +354,7 @@ def _eval_run(args: argparse.Namespace) -> int:
     from tempogen.builders.eval import scoring
     from tempogen.builders.eval.runner import SETS, _safe, available_sets, run_sets
     from tempogen.errors import ConfigurationError
+    from tempogen.paths import check_not_input
     from tempogen.retrieval.llm import resolve_config
 
     config = resolve_config(args.endpoint, args.api_key, args.model, max_attempts=args.attempts)
@@ -371,6 +372,11 @@ def _eval_run(args: argparse.Namespace) -> int:
                 f"eval run: --out {out} is a file; give a folder (or --set tomato)"
             )
         out, tomato_out = out.parent, out
+    root = Path(args.dataset)
+    reads = [root / "manifest.jsonl", root / "videott" / "videott.json"]
+    reads += [*root.glob("tomato/data/*.json"), *root.glob("vinoground/vinoground*")]
+    writes = [tomato_out or out / "tomato.jsonl", out / "videott.jsonl", out / "scores.json"]
+    check_not_input([("--out", w) for w in writes], reads)  # predictions never over the data
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
     result = run_sets(args.dataset, config, out, sets, settings, cache_dir=args.cache,
                       limit=args.limit, progress=not args.quiet,

@@ -439,3 +439,23 @@ def test_eval_run_costly_options_are_bounded_up_front(flag, value, tmp_path):
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     assert f"argument {flag}: must be from" in proc.stderr
     assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("set_", ["tomato", "all"])
+def test_eval_run_out_over_the_dataset_is_refused_before_any_request(set_, tmp_path):
+    """``--out`` naming the manifest (the TOMATO predictions file) would write predictions
+    over the dataset: refused, exit 2, nothing asked (the endpoint is a closed port) and the
+    manifest unchanged."""
+    manifest = tmp_path / "manifest.jsonl"
+    manifest.write_text('{"id": "x"}\n', encoding="utf-8")
+    before = manifest.read_bytes()
+    proc = subprocess.run(
+        [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(tmp_path),
+         "--endpoint", "http://127.0.0.1:9/v1", "--model", "toy", "--set", set_,
+         "--out", str(manifest), "-q"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+    if set_ == "tomato":
+        assert f"--out {manifest}: is the input {manifest}" in proc.stderr
+    assert manifest.read_bytes() == before
