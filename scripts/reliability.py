@@ -137,19 +137,22 @@ def signals(work: Path, clean: Path, rounds: int, seed: int) -> dict[str, Any]:
     config = work.parent / "kills" / "kill.yaml"
     out = work / "signalled"
     rng = np.random.default_rng(seed + 1)
-    stops = []
-    for k in range(rounds):
-        sig = signal.SIGTERM if k % 2 == 0 else signal.SIGINT
+    stops: list[dict[str, Any]] = []
+    tries, wait = 0, 2.0
+    while len(stops) < rounds and tries < 5 * rounds:  # a build that finishes first is no stop
+        tries += 1
+        sig = signal.SIGTERM if len(stops) % 2 == 0 else signal.SIGINT
         have = len(list((out / "clips").glob("*.json"))) if (out / "clips").is_dir() else 0
         proc = _generate(config, out)
         while proc.poll() is None and (
             not (out / "clips").is_dir() or len(list((out / "clips").glob("*.json"))) <= have
         ):
             time.sleep(0.02)
-        time.sleep(float(rng.uniform(0.0, 2.0)))
+        time.sleep(float(rng.uniform(0.0, wait)))
         if proc.poll() is not None:
             proc.wait()
-            shutil.rmtree(out)  # it finished first: start over, to stop it again
+            shutil.rmtree(out)  # it finished first: start over, to stop it again, sooner
+            wait /= 2
             continue
         sent = time.perf_counter()
         if sig == signal.SIGTERM:
@@ -189,6 +192,7 @@ def signals(work: Path, clean: Path, rounds: int, seed: int) -> dict[str, Any]:
     ]  # fmt: skip
     return {
         "stops": stops,
+        "tries": tries,
         "clean_stops": len(clean_stops),
         "slowest_s": max((s["seconds"] for s in stops), default=0.0),
         "final_exit": final_rc,
