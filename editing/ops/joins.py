@@ -117,8 +117,7 @@ def gap_frames(op: str, name: str, seconds: object, fps: float | None = None) ->
     if (
         isinstance(seconds, bool)
         or not isinstance(seconds, int | float)
-        or not -math.inf < seconds < math.inf  # nan and an int past a float's range too
-        or seconds < 0
+        or not 0 <= seconds < 2.0**53  # nan, inf and an int past a float's range too
     ):
         raise EditError(f"{op}: {name} must be a number of seconds >= 0, got {seconds!r}")
     return 0 if fps is None else int(round(seconds * fps))

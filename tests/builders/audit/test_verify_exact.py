@@ -147,3 +147,13 @@ def test_only_declared_rows_verify_nothing(built) -> None:
     assert res.returncode == 1, res.stdout
     assert "nothing was verified from pixels" in res.stderr
     assert "verified 0/3" not in res.stdout and "3 declared, not verified" in res.stdout
+
+
+def test_an_empty_manifest_is_a_user_error_naming_it(tmp_path) -> None:
+    """Nothing to verify because the file holds no rows: exit 2 naming the file, not the
+    audit verdict (exit 1) that a manifest of declared rows gets."""
+    path = tmp_path / "empty.jsonl"
+    path.write_text("\n", encoding="utf-8")
+    res = tempogen("audit", "verify", "--manifest", path, "-q")
+    assert res.returncode == 2, res.stderr
+    assert f"{path}: holds no rows to verify" in res.stderr
