@@ -58,6 +58,7 @@ MODULES: dict[str, tuple[str, list[str]]] = {
             "tests/generators/test_twins.py",
             "tests/generators/test_pairs.py",
             "tests/editing/test_edit_declarations.py",
+            "tests/core/test_facts_edges.py",
         ],
     ),
     # the set BENCHMARKS.md's figure was measured with; the human and 3D paths need
