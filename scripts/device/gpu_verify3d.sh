@@ -20,7 +20,7 @@ scenes3d: {humans: 0.5, objects: 0.5, duration: [3.0, 5.0]}
 retrieval: {pairs: 0}
 shortcuts: "off"
 Y
-cd /tmp; s=$(date +%s)
+cd /tmp; rm -rf /tmp/d3; s=$(date +%s)  # a warm machine keeps /tmp: never resume
 timeout 170 python3 -m tempogen.cli generate --config /tmp/c3d.yaml --out /tmp/d3 -j 16 > $OUT/gen3d.log 2> $OUT/gen3d.err; echo "generate rc $? $(( $(date +%s)-s )) s"
 tail -c 400 $OUT/gen3d.err | tr '\r' '\n' | tail -3; tail -3 $OUT/gen3d.log
 python3 -c "import json,collections;r=[json.loads(l) for l in open('/tmp/d3/manifest.jsonl')];print(len(r),'rows', collections.Counter(x['note'] for x in r))"
