@@ -24,6 +24,9 @@ from tempogen.questions import TASKS, WordingError, answer_key, check_wording
 
 SAMPLES = 16  # frames TOMATO's evaluator samples uniformly; every question is certified at it
 MAX_TURN_PER_SAMPLE = 90.0  # degrees between two sampled frames: no wagon-wheel aliasing
+# degrees a count of whole laps must end away from a whole lap: a reader a degree off (pixel
+# centroids, another GL's rasteriser) would otherwise count one lap more or fewer
+LAP_MARGIN = 10.0
 VIDEOTT_SAMPLES = 80  # frames Video-TT samples: its question sets must hold at it too
 EDGE = 0.3  # a change of direction or sense happens inside the middle 40% of the clip
 
@@ -445,6 +448,7 @@ class Certificate:
     last_only: Any
     max_turn: float
     sampled_80: Any = None
+    lap_margin: float | None = None  # loop counts: degrees from the sampled total to a whole lap
 
     def ok(self, fact: str, key: str) -> bool:
         def is_key(v: Any) -> bool:
@@ -457,6 +461,7 @@ class Certificate:
             and self.first_only is None
             and self.last_only is None
             and self.max_turn <= MAX_TURN_PER_SAMPLE
+            and (self.lap_margin is None or self.lap_margin >= LAP_MARGIN)
         )
 
 
@@ -466,9 +471,13 @@ def certify(labels: Labels) -> Certificate:
     n = labels.num_frames
     idx = observe.uniform_indices(n, SAMPLES)
     max_turn = 0.0
+    lap_margin = None
     if labels.query.fact == "rotation" or labels.query.kind in ("orbit", "loop"):
         steps = observe.turn_steps(labels, idx)
         max_turn = float(np.abs(steps).max()) if len(steps) else 0.0
+        if labels.query.kind == "loop":
+            past = abs(float(steps.sum())) % 360.0
+            lap_margin = min(past, 360.0 - past)
     return Certificate(
         full=answer_of(labels),
         sampled=answer_of(labels, idx),
@@ -476,6 +485,7 @@ def certify(labels: Labels) -> Certificate:
         last_only=answer_of(labels, np.array([n - 1])),
         max_turn=max_turn,
         sampled_80=answer_of(labels, observe.uniform_indices(n, min(VIDEOTT_SAMPLES, n))),
+        lap_margin=lap_margin,
     )
 
 

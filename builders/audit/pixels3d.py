@@ -22,6 +22,11 @@ from tempogen.labels import Labels
 HUE_TOL = 12.0  # OpenCV hue units (0..180)
 MIN_SATURATION = 110
 MIN_VALUE = 50
+# Chroma (max - min of RGB) separates paint from backdrop at any brightness, where saturation
+# does not: a dark sky pixel (34, 30, 54) has saturation 113. Skies and floors are drawn with
+# at most 24 levels of chroma (make_background's tint of +-12, the floor's +-10 a channel); an
+# NVIDIA GL's dithered gradient put such pixels just over MIN_VALUE, inside a violet's mask.
+MIN_CHROMA = 40
 GLOVE_JITTER = 3.0  # px a still glove's centroid wanders (shading at its rim, the codec)
 LIT_AREA = 0.25  # share of a lamp's labelled disc (pi * size^2) its paint covers when lit
 
@@ -57,12 +62,18 @@ def hue_mask(
         if hue_of(o) != own and saturation_of(o) > MIN_SATURATION:  # a grey has no hue
             nearest = np.minimum(nearest, dist(hue_of(o)))
     m = (d < HUE_TOL) & (d < nearest) & (hsv[..., 1] > MIN_SATURATION) & (hsv[..., 2] > MIN_VALUE)
+    m &= painted(hsv)
     n, lab, stats, _ = cv2.connectedComponentsWithStats(m.astype(np.uint8), connectivity=8)
     if n <= 1:
         return m
     area = stats[1:, cv2.CC_STAT_AREA]
     keep = 1 + np.flatnonzero(area >= 0.2 * area.max())  # a painted band may split a ball
     return np.isin(lab, keep)
+
+
+def painted(hsv: np.ndarray) -> np.ndarray:
+    """Pixels with more chroma than any sky or floor (MIN_CHROMA), from an HSV frame."""
+    return hsv[..., 1].astype(np.uint16) * hsv[..., 2] > MIN_CHROMA * 255
 
 
 def centroid(mask: np.ndarray) -> tuple[float, float] | None:
@@ -166,7 +177,8 @@ def glove_mask(frame: np.ndarray, rgb: Sequence[int], hsv: np.ndarray | None = N
     hsv = cv2.cvtColor(frame, cv2.COLOR_RGB2HSV) if hsv is None else hsv
     d = np.abs(hsv[..., 0].astype(np.float32) * 2 - 2 * hue_of(rgb))
     d = np.minimum(d, 360 - d)
-    return (d <= GLOVE_HUE_TOL) & (hsv[..., 1] >= GLOVE_MIN_SATURATION) & (hsv[..., 2] >= MIN_VALUE)
+    m = (d <= GLOVE_HUE_TOL) & (hsv[..., 1] >= GLOVE_MIN_SATURATION) & (hsv[..., 2] >= MIN_VALUE)
+    return m & painted(hsv)
 
 
 def _gloves(frames: Sequence[np.ndarray], hands: dict[str, Any]) -> dict[str, np.ndarray]:

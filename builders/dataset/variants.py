@@ -34,6 +34,7 @@ from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import FACTS, answer_of
 from tempogen.generators.build import SHEET_TILE, certificate_json, labels_json
 from tempogen.generators.motion import (
+    LAP_MARGIN,
     MAX_TURN_PER_SAMPLE,
     SAMPLES,
     VIDEOTT_SAMPLES,
@@ -261,6 +262,9 @@ def uncertified_reason(cert: Certificate, fact: str) -> str:
         else "",
         f"it turns {cert.max_turn:.0f} degrees between samples (over {MAX_TURN_PER_SAMPLE:g})"
         if cert.max_turn > MAX_TURN_PER_SAMPLE
+        else "",
+        f"its laps end {cert.lap_margin:.1f} degrees from a whole lap (under {LAP_MARGIN:g})"
+        if cert.lap_margin is not None and cert.lap_margin < LAP_MARGIN
         else "",
     ]
     return f"not certified at {SAMPLES} frames: every frame shows {full}, but " + "; ".join(

@@ -16,6 +16,7 @@ import trimesh
 
 from tempogen.generators.motion import SAMPLES, Look, Motion, Scene, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
+from tempogen.generators.patterns.count import LOOP_EXTRA
 from tempogen.generators.patterns.direction import _PAIRS, _SINGLE, slide_path
 from tempogen.generators.patterns.objects3d import (
     NOTE,
@@ -484,8 +485,10 @@ class RampRoll3D(Motion):
 
 @register_motion
 class MoonLaps3D(Motion):
-    """A moon circles a planet N whole times (N <= 3 keeps each sampled step well under a
-    quarter turn on screen), on a plane facing the camera, tilted up to 25 degrees."""
+    """A moon circles a planet N whole times and a little more (N <= 3 keeps each sampled step
+    under a quarter turn on screen), on a plane facing the camera, tilted up to 25 degrees.
+    Ending exactly on the N-th lap, a reading a hundredth of a degree short counts one lap
+    fewer: an NVIDIA GL's frames did (BENCHMARKS.md section 16)."""
 
     name = "moon_laps3d"
     task = "count"
@@ -502,6 +505,7 @@ class MoonLaps3D(Motion):
 
         def phase(rng: np.random.Generator) -> np.ndarray:
             sense = rng.choice([-1.0, 1.0])
-            return rng.uniform(0, 360) + sense * 360.0 * answer * at / (SAMPLES - 1)
+            total = 360.0 * answer + rng.uniform(*LOOP_EXTRA)  # never ends on a whole lap
+            return rng.uniform(0, 360) + sense * total * at / (SAMPLES - 1)
 
         orbit_clip(scene, phase, kind="loop")
