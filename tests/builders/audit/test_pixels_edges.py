@@ -329,6 +329,13 @@ def test_a_zoomed_out_object_is_still_seen() -> None:
     assert pixel_labels(frames, labels).subject.visible.all()
 
 
+def test_an_object_shrunk_to_nothing_is_not_seen() -> None:
+    """Scale 0 draws no pixel: nothing found is nothing seen, however small the threshold."""
+    labels, frames = _draw([_disc(scale=0.0)], MOVE)
+    assert not frames.any()
+    assert not pixel_labels(frames, labels).subject.visible.any()
+
+
 def test_a_hidden_object_is_not_seen_and_keeps_its_last_place() -> None:
     visible = np.ones(N, bool)
     visible[IDX[2]] = False
