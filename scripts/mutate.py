@@ -74,11 +74,24 @@ for _op in ("base", "flip", "joins", "loop", "reverse", "speed", "trim", "view")
     MODULES[f"ops.{_op}"] = (f"editing/ops/{_op}.py", EDITING_TESTS)
 MODULES.update(
     {
+        # the row checker fed broken rows in-process (a CLI subprocess is not traced by
+        # mutmut, so test_verify_exact.py's CLI cases would select no mutant); a person in
+        # noise (the silhouette reader) is test_noise_human's
         "verify": (
             "builders/audit/verify.py",
-            ["tests/builders/audit/test_noise_verify.py", "tests/builders/audit/test_verify3d.py"],
+            [
+                "tests/builders/audit/test_verify_edges.py",
+                "tests/builders/audit/test_noise_human.py",
+            ],
         ),
-        "pixels": ("builders/audit/pixels.py", ["tests/editing/test_edit_cli.py"]),
+        # the 2D reader on exact compositor frames, then inside verify on encoded clips
+        "pixels": (
+            "builders/audit/pixels.py",
+            [
+                "tests/builders/audit/test_pixels_edges.py",
+                "tests/builders/audit/test_verify_edges.py",
+            ],
+        ),
         "pixels3d": ("builders/audit/pixels3d.py", ["tests/builders/audit/test_verify3d.py"]),
         "noise": ("builders/audit/noise.py", ["tests/builders/audit/test_noise_verify.py"]),
         "shortcuts": ("builders/audit/shortcuts.py", ["tests/builders/audit/test_shortcuts.py"]),
