@@ -809,9 +809,42 @@ def test_a_cut_corner_where_the_ring_closes_counts_once():
     turns = turns_of(ring)
     assert np.all(np.abs(turns[1:-1]) < 20) and np.allclose(turns[[0, -1]], 45)
     assert observe._corners(ring, turns, 200.0) in ([0], [len(ring) - 1])
+    # cut into three bends 15 px apart (26, 26 and 38 degrees), the ring closing between the
+    # second and the third: the first and last are 29 px apart, yet all three are one corner,
+    # at the sharpest bend
+    k, last = (
+        np.array([77.3, -100.0]),
+        np.array([77.3, -100.0])
+        + 15 * np.array([math.cos(math.radians(26)), math.sin(math.radians(26))]),
+    )
+    first = last + 15 * np.array([math.cos(math.radians(52)), math.sin(math.radians(52))])
+    arc3 = np.stack([first[0] * np.cos(a), 100 * np.sin(a)], 1)
+    ring = np.vstack([[first], arc3, [k, last]]) + [300, 180]
+    turns = turns_of(ring)
+    assert np.all(np.abs(turns[1:-2]) < 20) and np.linalg.norm(ring[-2] - ring[0]) > 24
+    assert observe._corners(ring, turns, 200.0) == [0]
     # and uncut: a single corner, the one group of bends
     ring = np.vstack([[[100.0, -100.0]], arc]) + [300, 180]
     assert observe._corners(ring, turns_of(ring), 200.0) == [0]
+
+
+def test_bends_under_twenty_degrees_are_no_part_of_a_corner():
+    # a three-quarter disc (10-degree steps) whose corner is rounded off by bends of 35 and 17
+    # degrees 15 px apart and one of 38 degrees 30 px further on: no corner (under 50 each,
+    # and the 17-degree bend joins none)
+    def step(p, deg, length):
+        return p + length * np.array([math.cos(math.radians(deg)), math.sin(math.radians(deg))])
+
+    p_a = np.array([69.24, -100.0])
+    p_b = step(p_a, 35, 15)
+    p_c = step(p_b, 52, 30)
+    a = np.radians(np.arange(0, 271, 10))
+    arc = np.stack([p_c[0] * np.cos(a), 100 * np.sin(a)], 1)
+    ring = np.vstack([[p_c], arc, [p_a, p_b]]) + [300, 180]
+    turns = turns_of(ring)
+    np.testing.assert_allclose(turns[[0, -2, -1]], [38, 35, 17], atol=0.5)
+    assert np.all(np.abs(turns[1:-2]) < 14)
+    assert observe._corners(ring, turns, 200.0) == []
 
 
 def test_segments_that_touch_or_miss_do_not_cross_at_any_scale():
