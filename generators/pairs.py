@@ -46,6 +46,7 @@ for _kind, _categories in {
     "contextual": ("object", ("contextual",)),
 }.items():
     KINDS.add(_kind, _categories)
+del _kind, _categories
 OBJECT_EVENTS = ("bounces", "spins", "flashes", "slides right")
 ACTION_EVENTS = ("spins", "bounces", "grows")
 ZOOMS = ("zooms in", "zooms out")

@@ -343,7 +343,7 @@ def _eval(args: argparse.Namespace) -> int:
     if sub and not (dataset / sub).exists() and (dataset / fmt.folder / sub).exists():
         dataset = dataset / fmt.folder  # a tempogen dataset root: use its export
     check_not_input([("--out", args.out)], _eval_inputs(fmt.reads, dataset, args.predictions))
-    scores = fmt.score(dataset, Path(args.predictions))
+    scores = fmt.score(dataset, args.predictions)
     scoring.require_matches(scores)
     print(scoring.format_scores(scores))
     if args.out:

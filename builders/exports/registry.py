@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tempogen.registry import Registry, UnknownNameError
+from tempogen.registry import Registry
 from tempogen.text import first_sentence
 
 MAX_PROBLEMS = 20  # per file: past this a file is clearly broken throughout
@@ -70,7 +70,7 @@ class RunContext:
 
 
 ValidateFn = Callable[[Path], list[FileCheck]]
-ScoreFn = Callable[[Path, Path], dict[str, Any]]
+ScoreFn = Callable[[Path, str], dict[str, Any]]  # (dataset folder, predictions as given)
 RunFn = Callable[[RunContext], tuple[Path, dict[str, Any]]]
 
 
@@ -117,7 +117,7 @@ class Format:
     def __call__(self, rows: list[dict[str, Any]], dataset_dir: str | os.PathLike[str]) -> Any:
         """Write ``rows`` (manifest rows) into ``dataset_dir / folder``."""
         if self.write is None:
-            raise UnknownNameError(f"format {self.name!r} has no writer")
+            raise TypeError(f"format {self.name!r} has no writer")
         base = Path(dataset_dir)
         return self.write(rows, base, base / self.folder)
 
