@@ -332,12 +332,12 @@ def _eval(args: argparse.Namespace) -> int:
 
     if args.benchmark == "run":
         return _eval_run(args)
+    fmt = format_with("score", args.benchmark, "eval", also=["run"])
+    assert fmt.score is not None  # format_with("score") returns only formats that score
     if not args.predictions:
         from tempogen.errors import ConfigurationError
 
         raise ConfigurationError(f"eval {args.benchmark}: --predictions is required")
-    fmt = format_with("score", args.benchmark, "eval", also=["run"])
-    assert fmt.score is not None  # format_with("score") returns only formats that score
     dataset = Path(args.dataset)
     sub = fmt.data_file
     if sub and not (dataset / sub).exists() and (dataset / fmt.folder / sub).exists():

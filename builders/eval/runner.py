@@ -143,11 +143,6 @@ def messages_for(row: dict[str, Any], frames: np.ndarray, setting: str) -> list[
     return _message(text, frames)
 
 
-def sets() -> list[str]:
-    """The formats a model can be run on (those registered with a ``run``), in order."""
-    return [f.name for f in formats_with("run")]
-
-
 def available_sets(dataset: str | os.PathLike[str]) -> list[str]:
     """The benchmarks ``dataset`` holds: each format with a runner whose ``run_needs`` file is
     there (tomato: the manifest; vinoground, videott: their exports)."""
