@@ -60,9 +60,10 @@ class Registry(dict[str, T], Generic[T]):
     def unknown(
         self, name: object, where: str = "", known: Iterable[str] | None = None
     ) -> Exception:
-        """The error for an unknown ``name``: ``unknown KIND 'name'; known: a, b, c``
-        (``known`` narrows the list, e.g. to the formats that can be scored)."""
-        names = ", ".join(sorted(self if known is None else known)) or "none"
+        """The error for an unknown ``name``: ``unknown KIND 'name'; known: a, b, c`` in
+        registration order, built-ins first (``known`` narrows the list, e.g. to the formats
+        that can be scored)."""
+        names = ", ".join(self if known is None else known) or "none"
         prefix = f"{where}: " if where else ""
         return self.error(f"{prefix}unknown {self.kind} {name!r}; known: {names}")
 

@@ -149,7 +149,7 @@ def test_eval_scores_the_plugin_format(built) -> None:
     assert "m: {'right': 1, 'asked': 2}" in res.stdout
     res = tempogen(built, "eval", "qcsv", "--dataset", "ds", "--predictions", "preds.jsonl")
     assert res.returncode == 2 and "Traceback" not in res.stderr
-    assert "eval: unknown format 'qcsv'; known: run, tomato, videott, vinoground" in res.stderr
+    assert "eval: unknown format 'qcsv'; known: tomato, vinoground, videott, run" in res.stderr
 
 
 def test_replace_deletes_what_the_plugin_format_wrote(built) -> None:

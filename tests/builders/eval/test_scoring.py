@@ -631,7 +631,7 @@ def test_write_and_format_scores(tomato, vino, videott, tmp_path):
     assert "robustness" in text and "50.00 (1/2)" in text
 
     with pytest.raises(
-        ValueError, match="unknown format 'nope'; known: tomato, videott, vinoground"
+        ValueError, match="unknown format 'nope'; known: tomato, vinoground, videott"
     ):
         format_scores({"benchmark": "nope"})
 
