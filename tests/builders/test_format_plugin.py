@@ -12,6 +12,7 @@ from pathlib import Path
 
 import kit
 import pytest
+from openai_server import ChatHandler, ChatServer, running
 
 PLUGIN = '''
 """A plugin format: every question as one CSV row, plus one answer file per clip."""
@@ -67,9 +68,21 @@ def score(dataset, predictions):
             "models": models, "problems": problems}
 
 
+def run(ctx):
+    with open(ctx.root / "csvq" / "questions.csv", newline="", encoding="utf-8") as f:
+        questions = list(csv.DictReader(f))
+    path = ctx.out / "qcsv.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    replies = [{"id": q["id"], "response": ctx.ask([{"role": "user", "content": q["question"]}])}
+               for q in questions[: ctx.limit]]
+    path.write_text("".join(json.dumps(r) + "\\n" for r in replies), encoding="utf-8")
+    return path, score(ctx.root / "csvq", path)
+
+
 register_format(Format(
     "qcsv", folder="csvq", write=write, description="questions as one CSV", claims=claims,
     validate=validate, score=score, data_file="questions.csv", reads=("questions.csv",),
+    run=run, run_needs="csvq/questions.csv", run_writes=("qcsv.jsonl",),
 ))
 '''
 
@@ -176,9 +189,28 @@ def test_formats_lists_the_plugin_format(built) -> None:
     assert lines[-1].split() == [
         "qcsv",
         "csvq/",
-        "write,validate,score",
+        "write,validate,score,run",
         "questions",
         "as",
         "one",
         "CSV",
     ]
+
+
+class Yes(ChatHandler):
+    """A model that answers every question "yes"."""
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.send_reply(self.read_json()["model"], "yes")
+
+
+def test_eval_run_asks_a_model_the_plugin_format(built) -> None:
+    with running(ChatServer(Yes)) as server:
+        res = tempogen(built, "eval", "run", "--dataset", "ds", "--set", "qcsv", "--plugins",
+                       "qcsv", "--endpoint", server.url, "--model", "toy", "--out", "run",
+                       "--cache", "cache", "-q")  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    replies = kit.read_jsonl(built / "run" / "qcsv.jsonl")
+    assert [r["response"] for r in replies] == ["yes", "yes"]
+    scores = json.loads((built / "run" / "scores.json").read_text(encoding="utf-8"))
+    assert list(scores) == ["qcsv"] and scores["qcsv"]["models"]["m"]["asked"] == 2
