@@ -1,8 +1,8 @@
 """A benchmark format is one object registered once: a plugin module that registers a format
 (writer, validator, scorer, owned folder) gets every command that reads the format registry,
 through the CLI's real ``--plugins`` path, with no change to the core: ``generate`` writes it,
-``validate`` checks it (a broken file is exit 2 naming it), ``eval`` scores it and
-``generate --replace`` deletes what it wrote."""
+``validate`` checks it (a broken file is exit 2 naming it), ``eval`` scores it, ``eval run``
+asks a model its questions and ``generate --replace`` deletes what it wrote."""
 
 from __future__ import annotations
 
