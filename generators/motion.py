@@ -21,6 +21,7 @@ from tempogen.errors import GenerationError
 from tempogen.facts import FACTS, answer_of
 from tempogen.labels import Labels, Query, Track
 from tempogen.questions import TASKS, WordingError, answer_key, check_wording
+from tempogen.registry import Registry
 
 SAMPLES = 16  # frames TOMATO's evaluator samples uniformly; every question is certified at it
 MAX_TURN_PER_SAMPLE = 90.0  # degrees between two sampled frames: no wagon-wheel aliasing
@@ -388,25 +389,21 @@ def side_nouns(labels: Labels) -> Labels:
     return replace(labels, meta={**labels.meta, "nouns": nouns})
 
 
-MOTIONS: dict[str, Motion] = {}
+MOTIONS: Registry[Motion] = Registry("motion")
 
 
 def register_motion(cls: type[Motion]) -> type[Motion]:
     """Class decorator: add a pattern to the registry under its ``name``."""
     if not cls.name or cls.task not in TASKS or cls.fact not in tuple(FACTS):
         raise ValueError(f"{cls.__name__}: set name, a task from {TASKS} and a fact")
-    if cls.name in MOTIONS:
-        raise ValueError(f"motion {cls.name!r} is registered twice")
-    MOTIONS[cls.name] = cls()
+    MOTIONS.add(cls.name, cls())
     return cls
 
 
 def get_motion(name: str) -> Motion:
+    """The registered pattern ``name``; an unknown name is an error naming the known ones."""
     _load_builtin()
-    try:
-        return MOTIONS[name]
-    except KeyError:
-        raise KeyError(f"unknown motion {name!r}; registered: {sorted(MOTIONS)}") from None
+    return MOTIONS.lookup(name)
 
 
 def motions_for(task: str) -> list[Motion]:

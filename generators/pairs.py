@@ -30,10 +30,12 @@ from tempogen.errors import GenerationError
 from tempogen.generators.motion import SAMPLES, Look, Scene
 from tempogen.generators.render2d import BACKGROUNDS, Compositor, make_background
 from tempogen.labels import Labels
+from tempogen.registry import Registry
 from tempogen.video import VideoWriter
 
 # Vinoground's categories of each pair kind: (major, minors); see seed 001, Sec. 3.3.
-KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
+KINDS: Registry[tuple[str, tuple[str, ...]]] = Registry("pair kind")
+for _kind, _categories in {
     "object": ("object", ()),
     "action": ("action", ()),
     "human": ("action", ()),
@@ -42,7 +44,9 @@ KINDS: dict[str, tuple[str, tuple[str, ...]]] = {
     "cyclical": ("action", ("cyclical",)),
     "spatial": ("action", ("spatial",)),
     "contextual": ("object", ("contextual",)),
-}
+}.items():
+    KINDS.add(_kind, _categories)
+del _kind, _categories
 OBJECT_EVENTS = ("bounces", "spins", "flashes", "slides right")
 ACTION_EVENTS = ("spins", "bounces", "grows")
 ZOOMS = ("zooms in", "zooms out")
@@ -158,9 +162,7 @@ def plan_pairs(
     """``n`` pair specs: kinds take turns (each round a seeded permutation, so any ``n`` at
     least ``len(kinds)`` covers every kind and the counts differ by at most one), and each
     kind's event pairs cycle through a seeded permutation of all of them."""
-    for k in kinds:
-        if k not in KINDS:
-            raise ValueError(f"unknown pair kind {k!r}; known: {list(KINDS)}")
+    KINDS.check(kinds)
     # an unsampled frame between every two of TOMATO's samples, whatever the frame rate
     seconds = max(seconds, math.ceil(2 * SAMPLES / fps * 100) / 100)
     rng = np.random.default_rng(seed)
@@ -769,8 +771,7 @@ def _plan_human(spec: PairSpec) -> PairScene:
 def plan_scene(spec: PairSpec) -> PairScene:
     """Both orders' labels, captions, certificate and drawing of one pair (refused with a
     :class:`GenerationError` if the order cannot be read from TOMATO's 16 samples)."""
-    if spec.kind not in KINDS:
-        raise ValueError(f"pair {spec.index}: unknown kind {spec.kind!r}; known: {list(KINDS)}")
+    KINDS.lookup(spec.kind, f"pair {spec.index}")
     if tuple(spec.events) not in EVENT_PAIRS[spec.kind]:
         raise ValueError(
             f"pair {spec.index}: events {spec.events} are not a {spec.kind} pair; "

@@ -47,11 +47,17 @@ def _generate(args: argparse.Namespace) -> int:
     print(f"index: {summary.where('index.html')}; report: {summary.where('report.html')}")
     if summary.url is not None:
         print(f"working copy (a rerun resumes from it): {summary.out_dir}")
-    print(
-        "also: videott/ (Video-TT-style questions), lmms_eval/ (task folder), "
-        "hf/ (datasets layout), vinoground/ (rendered caption pairs)"
-    )
+    print("also: " + _also_written())
     return 0
+
+
+def _also_written() -> str:
+    """The formats a build writes beside TOMATO's, plugins included, from the registry."""
+    from tempogen.builders.exports import FORMATS
+
+    return "; ".join(
+        f"{f.folder}/: {f.description}" for f in FORMATS.values() if f.name != "tomato"
+    )
 
 
 def _plan_only(cfg: DatasetConfig, est: Estimate) -> int:
@@ -72,6 +78,20 @@ def _motions(args: argparse.Namespace) -> int:
     for task in TASKS:
         for m in motions_for(task):
             print(f"{task:20s} {m.name:16s} {m.renderer:9s} {m.fact:10s} {', '.join(m.keys())}")
+    return 0
+
+
+def _formats(args: argparse.Namespace) -> int:
+    from tempogen.builders.exports import FORMATS
+
+    parts = ("write", "validate", "score", "run")
+    for line in FORMATS.listing(
+        lambda f: (
+            f"{f.folder + '/':12s} {','.join(p for p in parts if getattr(f, p)):26s} "
+            f"{f.description}"
+        )
+    ):
+        print(line)
     return 0
 
 
@@ -307,25 +327,23 @@ def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tempogen.builders.eval import scoring
+    from tempogen.builders.exports import format_with
     from tempogen.paths import check_not_input
 
     if args.benchmark == "run":
         return _eval_run(args)
+    fmt = format_with("score", args.benchmark, "eval", also=["run"])
+    assert fmt.score is not None  # format_with("score") returns only formats that score
     if not args.predictions:
         from tempogen.errors import ConfigurationError
 
         raise ConfigurationError(f"eval {args.benchmark}: --predictions is required")
     dataset = Path(args.dataset)
-    sub = {"videott": "videott.json", "vinoground": "vinoground.csv"}.get(args.benchmark)
-    if sub and not (dataset / sub).exists() and (dataset / args.benchmark / sub).exists():
-        dataset = dataset / args.benchmark  # a tempogen dataset root: use its export
-    check_not_input([("--out", args.out)], _eval_inputs(args.benchmark, dataset, args.predictions))
-    score = {
-        "tomato": scoring.score_tomato,
-        "vinoground": scoring.score_vinoground,
-        "videott": scoring.score_videott,
-    }[args.benchmark]
-    scores = score(dataset, args.predictions)
+    sub = fmt.data_file
+    if sub and not (dataset / sub).exists() and (dataset / fmt.folder / sub).exists():
+        dataset = dataset / fmt.folder  # a tempogen dataset root: use its export
+    check_not_input([("--out", args.out)], _eval_inputs(fmt.reads, dataset, args.predictions))
+    scores = fmt.score(dataset, args.predictions)
     scoring.require_matches(scores)
     print(scoring.format_scores(scores))
     if args.out:
@@ -334,15 +352,11 @@ def _eval(args: argparse.Namespace) -> int:
     return 0
 
 
-def _eval_inputs(benchmark: str, dataset: Path, predictions: str) -> list[Path]:
-    """The files ``tempogen eval BENCHMARK`` reads: the benchmark's data files under
-    ``dataset`` and the predictions (a file, or the JSON lines of a results folder), so an
-    ``--out`` naming one of them is refused (and a rerun may write its scores again)."""
-    data = {
-        "tomato": ["data/*.json", "tomato/data/*.json"],
-        "vinoground": ["vinoground.csv", "vinoground_*score.json"],
-        "videott": ["videott.json"],
-    }[benchmark]
+def _eval_inputs(data: Sequence[str], dataset: Path, predictions: str) -> list[Path]:
+    """The files ``tempogen eval BENCHMARK`` reads: the format's data files (``data``: its
+    ``reads`` globs) under ``dataset`` and the predictions (a file, or the JSON lines of a
+    results folder), so an ``--out`` naming one of them is refused (and a rerun may write its
+    scores again)."""
     found = [f for pattern in data for f in dataset.glob(pattern)]
     pred = Path(predictions)
     return [*found, *(pred.rglob("*.jsonl") if pred.is_dir() else [pred])]
@@ -352,7 +366,8 @@ def _eval_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from tempogen.builders.eval import scoring
-    from tempogen.builders.eval.runner import SETS, _safe, available_sets, run_sets
+    from tempogen.builders.eval.runner import _safe, available_sets, run_sets
+    from tempogen.builders.exports import format_with, formats_with
     from tempogen.errors import ConfigurationError
     from tempogen.paths import check_not_input
     from tempogen.retrieval.llm import resolve_config
@@ -360,10 +375,8 @@ def _eval_run(args: argparse.Namespace) -> int:
     config = resolve_config(args.endpoint, args.api_key, args.model, max_attempts=args.attempts)
     if args.set == "all":
         sets = available_sets(args.dataset)
-    elif args.set in SETS:
-        sets = [args.set]
     else:
-        raise ConfigurationError(f"eval run: --set {args.set!r}: one of {', '.join(SETS)}, all")
+        sets = [format_with("run", args.set, "eval run: --set", also=["all"]).name]
     out = Path(args.out or Path(args.dataset) / "runs" / _safe(config.model))
     tomato_out = None
     if out.suffix == ".jsonl":  # the TOMATO predictions file, as before --set
@@ -373,9 +386,13 @@ def _eval_run(args: argparse.Namespace) -> int:
             )
         out, tomato_out = out.parent, out
     root = Path(args.dataset)
-    reads = [root / "manifest.jsonl", root / "videott" / "videott.json"]
-    reads += [*root.glob("tomato/data/*.json"), *root.glob("vinoground/vinoground*")]
-    writes = [tomato_out or out / "tomato.jsonl", out / "videott.jsonl", out / "scores.json"]
+    runners = formats_with("run")
+    reads = [root / f.run_needs for f in runners if f.run_needs]
+    reads += [p for f in runners for g in f.reads for p in (root / f.folder).glob(g)]
+    writes = [out / w for f in runners for w in f.run_writes]
+    if tomato_out:  # --out FILE.jsonl: TOMATO's predictions go there, not to out/tomato.jsonl
+        writes = [tomato_out, *(w for w in writes if w != out / "tomato.jsonl")]
+    writes.append(out / "scores.json")
     check_not_input([("--out", w) for w in writes], reads)  # predictions never over the data
     settings = [s.strip() for s in args.settings.split(",") if s.strip()]
     result = run_sets(args.dataset, config, out, sets, settings, cache_dir=args.cache,
@@ -714,7 +731,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev = sub.add_parser(
         "eval", help="score model predictions against a dataset, or run a model (eval run)"
     )
-    ev.add_argument("benchmark", choices=["tomato", "vinoground", "videott", "run"])
+    ev.add_argument(
+        "benchmark",
+        help="a format to score (tomato, vinoground, videott, or a plugin's), or run",
+    )
     ev.add_argument(
         "--dataset", required=True, help="dataset folder (ours, or the benchmark's layout)"
     )
@@ -870,6 +890,9 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("motions", help="list registered motion patterns and their answers")
     _plugins_option(m)
     m.set_defaults(func=_motions)
+    fm = sub.add_parser("formats", help="list registered benchmark formats and what each does")
+    _plugins_option(fm)
+    fm.set_defaults(func=_formats)
     return p
 
 

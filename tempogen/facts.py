@@ -23,6 +23,7 @@ import numpy as np
 from tempogen import observe
 from tempogen.errors import ConfigurationError
 from tempogen.labels import Labels, Query
+from tempogen.registry import Registry
 
 DIRECTION_WORD = {"left": "Leftwards", "right": "Rightwards", "up": "Upwards", "down": "Downwards"}
 ROTATION_TEXT = {
@@ -539,25 +540,20 @@ class Next(Fact):
         return others[:pos] + [key] + others[pos:]
 
 
-FACTS: dict[str, Fact] = {}
+FACTS: Registry[Fact] = Registry("fact", FactError)
 
 
 def register_fact(cls: type[Fact]) -> type[Fact]:
     """Class decorator: add a fact to the registry under its ``name``."""
     if not cls.name:
         raise ValueError(f"{cls.__name__}: set a name")
-    if cls.name in FACTS:
-        raise ValueError(f"fact {cls.name!r} is registered twice")
-    FACTS[cls.name] = cls()
+    FACTS.add(cls.name, cls())
     return cls
 
 
 def get_fact(name: str) -> Fact:
     """The registered fact ``name``; an unknown name is an error naming the known ones."""
-    try:
-        return FACTS[name]
-    except KeyError:
-        raise FactError(f"unknown fact {name!r}; known: {', '.join(FACTS)}") from None
+    return FACTS.lookup(name)
 
 
 def fact_names() -> Iterator[str]:

@@ -16,8 +16,7 @@ import io
 import json
 import os
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,9 +24,11 @@ import av
 
 from tempogen.builders.dataset.reading import needs_motion, row_motion
 from tempogen.builders.eval.common import VINO_MAJOR
+from tempogen.builders.exports import FORMATS, Format
 from tempogen.builders.exports.hf import DATA_FILE as HF_DATA_FILE
 from tempogen.builders.exports.hf import check_hf
 from tempogen.builders.exports.lmms_eval import TASK as LMMS_TASK
+from tempogen.builders.exports.registry import MAX_PROBLEMS, FileCheck  # noqa: F401 (re-exported)
 from tempogen.builders.exports.tomato import check_data_file
 from tempogen.builders.exports.videott import FILE_NAME as VIDEOTT_FILE
 from tempogen.builders.exports.videott import read_videott
@@ -43,35 +44,6 @@ from tempogen.manifest import (
 )
 from tempogen.questions import TASKS, VARIATION_KEYS, option_text
 from tempogen.video import sha256_file
-
-MAX_PROBLEMS = 20  # per file: past this a file is clearly broken throughout
-
-
-@dataclass(frozen=True)
-class FileCheck:
-    """One checked file: what it is, how many records it holds, and what is wrong with it."""
-
-    path: Path
-    kind: str
-    records: int
-    noun: str
-    problems: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
-
-    def summary(self) -> str:
-        """``{path}: valid {kind}, {n} {noun}s``."""
-        plural = "" if self.records == 1 else "s"
-        return f"{self.path}: valid {self.kind}, {self.records} {self.noun}{plural}"
-
-    def messages(self) -> list[str]:
-        """The problems, at most :data:`MAX_PROBLEMS` of them and a count of the rest."""
-        out = list(self.problems[:MAX_PROBLEMS])
-        if len(self.problems) > MAX_PROBLEMS:
-            out.append(f"{self.path}: ... and {len(self.problems) - MAX_PROBLEMS} more problems")
-        return out
 
 
 def check_manifest(
@@ -439,45 +411,88 @@ def _tomato_folder(folder: Path) -> list[FileCheck]:
     return [check_tomato(p) for p in files]
 
 
-def _kind_of_folder(folder: Path) -> Callable[[Path], list[FileCheck]] | None:
-    """The checker of an export folder, by the files that make it one."""
-    if (folder / "data").is_dir() and any((folder / "data" / f"{t}.json").is_file() for t in TASKS):
-        return _tomato_folder
-    if (folder / VIDEOTT_FILE).is_file():
-        return lambda f: [check_videott(f / VIDEOTT_FILE)]
-    if (folder / "vinoground.csv").is_file():
-        return check_vinoground
-    if (folder / HF_DATA_FILE).is_file():
-        return lambda f: [check_hf_folder(f)]
-    if (folder / f"{LMMS_TASK}.yaml").is_file() or (folder / "test.jsonl").is_file():
-        return check_lmms_eval
-    if (folder / LMMS_TASK).is_dir():
-        return lambda f: check_lmms_eval(f / LMMS_TASK)
-    return None
+# Each built-in format's two validation parts (registered in ``builders.exports``): whether
+# a file or folder is one of its own, and the check of it.
 
 
-EXPORTS = ("tomato", "videott", "vinoground", "hf", "lmms_eval")
+def is_tomato(path: Path) -> bool:
+    """A TOMATO folder (``data/{task}.json``), or one ``data/*.json`` (not Vinoground's)."""
+    if path.is_dir():
+        return (path / "data").is_dir() and any(
+            (path / "data" / f"{t}.json").is_file() for t in TASKS
+        )
+    return path.suffix == ".json" and path.parent.name == "data" and not is_vinoground(path)
+
+
+def validate_tomato(path: Path) -> list[FileCheck]:
+    return _tomato_folder(path) if path.is_dir() else [check_tomato(path)]
+
+
+def is_videott(path: Path) -> bool:
+    return (path / VIDEOTT_FILE).is_file() if path.is_dir() else path.name == VIDEOTT_FILE
+
+
+def validate_videott(path: Path) -> list[FileCheck]:
+    return [check_videott(path / VIDEOTT_FILE if path.is_dir() else path)]
+
+
+def is_vinoground(path: Path) -> bool:
+    if path.is_dir():
+        return (path / "vinoground.csv").is_file()
+    return path.name == "vinoground.csv" or path.name.startswith("vinoground_")
+
+
+def validate_vinoground(path: Path) -> list[FileCheck]:
+    return check_vinoground(path if path.is_dir() else path.parent)
+
+
+def is_hf(path: Path) -> bool:
+    return (path / HF_DATA_FILE).is_file() if path.is_dir() else path.suffix == ".parquet"
+
+
+def validate_hf(path: Path) -> list[FileCheck]:
+    return [check_hf_folder(path if path.is_dir() else path.parent.parent)]
+
+
+def _lmms_task_folder(folder: Path) -> bool:
+    return (folder / f"{LMMS_TASK}.yaml").is_file() or (folder / "test.jsonl").is_file()
+
+
+def is_lmms_eval(path: Path) -> bool:
+    """A task folder (its YAML or ``test.jsonl``) or a folder holding one; the task YAML, or
+    a ``test.jsonl`` beside it."""
+    if path.is_dir():
+        return _lmms_task_folder(path) or (path / LMMS_TASK).is_dir()
+    if path.name == "test.jsonl":
+        return (path.parent / f"{LMMS_TASK}.yaml").is_file()
+    return path.suffix == ".yaml" and path.stem == LMMS_TASK
+
+
+def validate_lmms_eval(path: Path) -> list[FileCheck]:
+    if path.is_file():
+        return check_lmms_eval(path.parent)
+    return check_lmms_eval(path if _lmms_task_folder(path) else path / LMMS_TASK)
+
+
+def _format_of(path: Path) -> Format | None:
+    """The first registered format with a validator that takes ``path`` as its own."""
+    return next((f for f in FORMATS.values() if f.validate and f.is_mine(path)), None)
 
 
 def _check_file(path: Path, plugins: Sequence[str], under: Sequence[Path]) -> list[FileCheck]:
-    if path.name == "test.jsonl" and (path.parent / f"{LMMS_TASK}.yaml").is_file():
-        return check_lmms_eval(path.parent)
+    fmt = _format_of(path)
+    if fmt is not None and fmt.validate is not None:
+        return fmt.validate(path)
     if path.suffix == ".jsonl":
         return [check_manifest(path, plugins, under)]
-    if path.name == VIDEOTT_FILE:
-        return [check_videott(path)]
-    if path.name == "vinoground.csv" or path.name.startswith("vinoground_"):
-        return check_vinoground(path.parent)
-    if path.suffix == ".json" and path.parent.name == "data":
-        return [check_tomato(path)]
-    if path.suffix == ".parquet":
-        return [check_hf_folder(path.parent.parent)]
-    if path.suffix == ".yaml" and path.stem == LMMS_TASK:
-        return check_lmms_eval(path.parent)
     raise InputFileError(
-        f"{path}: not a file tempogen validates (manifest .jsonl, TOMATO data/*.json, "
-        f"{VIDEOTT_FILE}, vinoground.csv, Parquet, lmms-eval task)"
+        f"{path}: not a file tempogen validates (a manifest .jsonl, or a file of a format: "
+        f"{_known()})"
     )
+
+
+def _known() -> str:
+    return ", ".join(f.name for f in FORMATS.values() if f.validate)
 
 
 def validate_path(
@@ -486,8 +501,8 @@ def validate_path(
     videos_under: Sequence[str | os.PathLike[str]] = (),
 ) -> list[FileCheck]:
     """Check a manifest, an export file or folder, or a dataset folder (its manifest and every
-    export in it); one :class:`FileCheck` per file checked. A manifest's videos must lie in
-    its folder, or under one of ``videos_under``."""
+    registered format's folder in it); one :class:`FileCheck` per file checked. A manifest's
+    videos must lie in its folder, or under one of ``videos_under``."""
     p = Path(path)
     under = tuple(Path(u) for u in videos_under)
     if p.is_file():
@@ -496,15 +511,15 @@ def validate_path(
         raise InputFileError(f"{p}: no such file or folder")
     if (p / "manifest.jsonl").is_file():
         checks = [check_manifest(p / "manifest.jsonl", plugins, under)]
-        for name in EXPORTS:
-            checker = _kind_of_folder(p / name) if (p / name).is_dir() else None
-            if checker is not None:
-                checks.extend(checker(p / name))
+        for folder in dict.fromkeys(p / f.folder for f in FORMATS.values() if f.validate):
+            fmt = _format_of(folder) if folder.is_dir() else None
+            if fmt is not None and fmt.validate is not None:
+                checks.extend(fmt.validate(folder))
         return checks
-    checker = _kind_of_folder(p)
-    if checker is None:
+    fmt = _format_of(p)
+    if fmt is None or fmt.validate is None:
         raise InputFileError(
             f"{p}: neither a dataset folder (manifest.jsonl) nor an export tempogen knows "
-            f"({', '.join(EXPORTS)})"
+            f"({_known()})"
         )
-    return checker(p)
+    return fmt.validate(p)

@@ -139,14 +139,14 @@ def _build_to_url(
             ours = _read_mark(local / BUILD_MARK) if (local / BUILD_MARK).is_file() else None
             if theirs is not None and _config_of(theirs) != _config_of(ours):
                 # the working copy is of another build: the URL decides
-                _remove(local, (*OWNED, BUILD_MARK, LEDGER, FILES))
+                _remove(local, (*owned(), BUILD_MARK, LEDGER, FILES))
             remote.pull(local, progress)
             claim_folder(local, cfg, replace, shown=url)
             if theirs is not None and _config_of(theirs) != _config_of(
                 _read_mark(local / BUILD_MARK)
             ):
                 # --replace of another config's build
-                remote.remove(OWNED)
+                remote.remove(owned())
 
             def publish() -> None:
                 remote.publish(local, first=[BUILD_MARK], last=[MANIFEST], progress=progress)
@@ -170,12 +170,20 @@ def open_executor(
 
 
 BUILD_MARK = ".tempogen-build.json"
-# What a build writes at the top of its folder; ``replace`` removes exactly these.
+# What a build writes at the top of its folder besides its formats' folders (the format
+# registry names those); ``replace`` removes exactly these and those (:func:`owned`).
 OWNED = (
-    "videos", "clips", "sheets", "report", "tomato", "videott", "lmms_eval", "hf", "vinoground",
-    "retrieval", "noise", MANIFEST, "config.json", "index.html", "noise.html", "report.html",
-    "validity.json",
+    "videos", "clips", "sheets", "report", "retrieval", "noise", MANIFEST, "config.json",
+    "index.html", "noise.html", "report.html", "validity.json",
 )  # fmt: skip
+
+
+def owned() -> tuple[str, ...]:
+    """Every top-level entry a build owns: :data:`OWNED` and each registered format's
+    (``tomato``, ``videott``, ... and a plugin format's folder)."""
+    from tempogen.builders.exports.registry import owned_entries
+
+    return tuple(dict.fromkeys((*OWNED, *owned_entries())))
 
 
 def _read_mark(path: Path) -> dict[str, Any] | None:
@@ -213,10 +221,10 @@ def remove_temps(out: Path) -> None:
 
 
 def _files(out: Path) -> set[str]:
-    """Every file under the top-level entries a build owns (:data:`OWNED`), as relative
+    """Every file under the top-level entries a build owns (:func:`owned`), as relative
     POSIX paths."""
     found: set[str] = set()
-    for name in OWNED:
+    for name in owned():
         top = out / name
         if top.is_file():
             found.add(name)
@@ -241,11 +249,11 @@ def _foreign(out: Path, ledger: dict[str, Any]) -> set[str]:
 
 
 def _remove_ours(out: Path, foreign: set[str]) -> None:
-    """Delete what earlier builds wrote (every file under :data:`OWNED` but ``foreign``),
+    """Delete what earlier builds wrote (every file under :func:`owned` but ``foreign``),
     then the folders left empty; a user's own file (``videos/holiday.mp4``) stays."""
     for rel in sorted(_files(out) - foreign):
         (out / rel).unlink(missing_ok=True)
-    for name in OWNED:
+    for name in owned():
         top = out / name
         if top.is_dir():
             for d in sorted((p for p in top.rglob("*") if p.is_dir()), reverse=True):
@@ -284,7 +292,7 @@ def claim_folder(
         (out / n).exists() for n in ("config.json", MANIFEST, "clips")
     )  # a build from before the mark
     if had is None and not legacy:
-        found = sorted(n for n in OWNED if (out / n).exists())
+        found = sorted(n for n in owned() if (out / n).exists())
         if found:
             raise OutputError(
                 f"{shown or out}: holds {', '.join(found)} but no tempogen build "

@@ -184,6 +184,13 @@ def _format_videott(scores: dict[str, Any]) -> list[str]:
     return out
 
 
+def _format_any(scores: dict[str, Any]) -> list[str]:
+    """Scores of a format without its own layout: one line per model, its results as given."""
+    lines = [f"{scores.get('benchmark')}: {scores.get('dataset')}"]
+    lines += [f"  {model}: {result}" for model, result in scores["models"].items()]
+    return lines
+
+
 def format_scores(scores: dict[str, Any], max_problems: int = 20) -> str:
     """Human-readable tables for the output of any ``score_*`` function."""
     kind = scores.get("benchmark")
@@ -192,8 +199,11 @@ def format_scores(scores: dict[str, Any], max_problems: int = 20) -> str:
         "vinoground": _format_vinoground,
         "videott": _format_videott,
     }.get(kind)
-    if formatter is None:
-        raise ValueError(f"unknown benchmark {kind!r} in scores")
+    if formatter is None:  # a plugin format's scores: its own ``show``, or a line a model
+        from tempogen.builders.exports import format_with
+
+        fmt = format_with("score", str(kind), "scores: benchmark")
+        formatter = fmt.show or _format_any
     lines = formatter(scores)
     if not scores["models"]:
         lines.append("no predictions were scored")

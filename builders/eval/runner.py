@@ -45,6 +45,7 @@ from tempogen.builders.audit.sampling import (
 from tempogen.builders.audit.validity import dataset_seed, row_seed
 from tempogen.builders.eval.answers import parse_choice
 from tempogen.builders.eval.vinoground import load_vinoground
+from tempogen.builders.exports import RunContext, format_with, formats_with
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.generators.pairs import GAP_SECONDS
 from tempogen.io import read_json, write_json, write_jsonl
@@ -62,7 +63,6 @@ from tempogen.video import probe
 
 LETTERS = "ABCDEFGH"
 JPEG_QUALITY = 90
-SETS = ("tomato", "vinoground", "videott")
 PROMPT = (
     "You are shown {n} frame{s} of a video, in the order given{order}.\n{question}\n"
     "{options}\nAnswer with the option's letter only."
@@ -144,14 +144,10 @@ def messages_for(row: dict[str, Any], frames: np.ndarray, setting: str) -> list[
 
 
 def available_sets(dataset: str | os.PathLike[str]) -> list[str]:
-    """The benchmarks ``dataset`` holds: tomato (a manifest), vinoground, videott (exports)."""
+    """The benchmarks ``dataset`` holds: each format with a runner whose ``run_needs`` file is
+    there (tomato: the manifest; vinoground, videott: their exports)."""
     root = Path(dataset)
-    found = {
-        "tomato": (root / "manifest.jsonl").is_file(),
-        "vinoground": (root / "vinoground" / "vinoground.csv").is_file(),
-        "videott": (root / "videott" / "videott.json").is_file(),
-    }
-    return [s for s in SETS if found[s]]
+    return [f.name for f in formats_with("run") if f.run_needs and (root / f.run_needs).is_file()]
 
 
 def run_sets(
@@ -171,14 +167,10 @@ def run_sets(
     the predictions under ``out_dir`` (``tomato.jsonl``, ``vinoground/{model}/``,
     ``videott.jsonl``; ``tomato_out`` moves the first), score them with our scorers and
     write ``scores.json`` beside them. ``limit``: the first N questions, pairs or videos."""
-    from tempogen.builders.eval.scoring import score_tomato, score_videott, score_vinoground
-
     root, out = Path(dataset), Path(out_dir)
     have = available_sets(root)
     sets = list(have if sets is None else sets)
-    unknown = [s for s in sets if s not in SETS]
-    if unknown:
-        raise InputFileError(f"unknown set(s) {unknown}; known: {', '.join(SETS)}")
+    runners = {name: format_with("run", name, "eval run: --set") for name in sets}
     missing = [s for s in sets if s not in have]
     if missing or not sets:
         raise MissingFileError(
@@ -191,26 +183,50 @@ def run_sets(
     cache = Path(cache_dir) if cache_dir else root / "model_cache" / _safe(config.model)
     ask = _Asker(config, cache, sleep)
     result = RunResult(Path(tomato_out) if tomato_out else out / "tomato.jsonl")
-    for name in sets:
-        if name == "tomato":
-            _run_tomato(root, ask, result.predictions, settings, limit, progress)
-            result.files[name] = result.predictions
-            result.scores[name] = score_tomato(root, result.predictions)
-        elif name == "vinoground":
-            folder = out / "vinoground"
-            _run_vinoground(root / "vinoground", ask, folder / _safe(config.model), limit,
-                            progress)  # fmt: skip
-            result.files[name] = folder
-            result.scores[name] = score_vinoground(root / "vinoground", folder)
-        else:
-            path = out / "videott.jsonl"
-            _run_videott(root / "videott", ask, path, limit, progress)
-            result.files[name] = path
-            result.scores[name] = score_videott(root / "videott", path)
+    for name, fmt in runners.items():
+        ctx = RunContext(root, ask, out, config.model, settings, limit, progress,
+                         result.predictions if name == "tomato" else None)  # fmt: skip
+        assert fmt.run is not None  # format_with("run") returns only formats that run
+        result.files[name], result.scores[name] = fmt.run(ctx)
     write_json(out / "scores.json", result.scores)
     result.asked, result.cache_hits = ask.asked, ask.cache_hits
     result.requests, result.log = ask.stats.requests, ask.stats.log
     return result
+
+
+def run_tomato_set(ctx: RunContext) -> tuple[Path, dict[str, Any]]:
+    """TOMATO's questions (the manifest's) at ``ctx.settings``, then their scores."""
+    from tempogen.builders.eval.scoring import score_tomato
+
+    path = ctx.predictions or ctx.out / "tomato.jsonl"
+    _run_tomato(ctx.root, _asker(ctx), path, ctx.settings, ctx.limit, ctx.progress)
+    return path, score_tomato(ctx.root, path)
+
+
+def run_vinoground_set(ctx: RunContext) -> tuple[Path, dict[str, Any]]:
+    """Vinoground's four questions a pair, in its results layout, then their scores."""
+    from tempogen.builders.eval.scoring import score_vinoground
+
+    folder = ctx.predictions or ctx.out / "vinoground"
+    _run_vinoground(ctx.root / "vinoground", _asker(ctx), folder / _safe(ctx.model), ctx.limit,
+                    ctx.progress)  # fmt: skip
+    return folder, score_vinoground(ctx.root / "vinoground", folder)
+
+
+def run_videott_set(ctx: RunContext) -> tuple[Path, dict[str, Any]]:
+    """Every Video-TT question, then their scores."""
+    from tempogen.builders.eval.scoring import score_videott
+
+    path = ctx.predictions or ctx.out / "videott.jsonl"
+    _run_videott(ctx.root / "videott", _asker(ctx), path, ctx.limit, ctx.progress)
+    return path, score_videott(ctx.root / "videott", path)
+
+
+def _asker(ctx: RunContext) -> _Asker:
+    """The run's :class:`_Asker` (the built-in sets read its model and cache from it)."""
+    if not isinstance(ctx.ask, _Asker):
+        raise TypeError("the built-in sets are asked through run_sets")
+    return ctx.ask
 
 
 def run_model(

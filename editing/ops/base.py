@@ -26,11 +26,12 @@ from tempogen.editing.clip import Clip
 from tempogen.errors import EditError
 from tempogen.facts import get_fact
 from tempogen.labels import Labels
+from tempogen.registry import Registry
 
 # TOMATO's variation flag each kind of edit sets.
 COUNTERFACTUAL, COMPOSITE, ZOOM = "counterfactual", "composite", "zoom"
 
-OPS: dict[str, type[Op]] = {}
+OPS: Registry[type[Op]] = Registry("op", EditError)
 
 _JSON_TYPES = {int: "integer", float: "number", str: "string", bool: "boolean"}
 
@@ -70,10 +71,8 @@ def register_op(cls: type[Op]) -> type[Op]:
     """Class decorator: add an op to the registry under its ``name`` (YAML, ``tempogen edit``)."""
     if not cls.name:
         raise ValueError(f"{cls.__name__}: set a name")
-    if cls.name in OPS and OPS[cls.name] is not cls:
-        raise ValueError(f"op {cls.name!r} is registered twice")
     cls.schema = params_schema(cls)
-    OPS[cls.name] = cls
+    OPS.add(cls.name, cls, same=lambda old, new: old is new)
     return cls
 
 
@@ -323,9 +322,7 @@ def make_op(name: str, params: Any = None) -> Op:
     Every parameter is checked against its annotation (a number where ``float`` is annotated,
     finite; a whole number for ``int``; a list of the right length for a tuple), then the op's
     own :meth:`Op.validate` checks ranges: errors name the op and the parameter."""
-    cls = OPS.get(name)
-    if cls is None:
-        raise EditError(f"unknown op {name!r}; known ops: {', '.join(sorted(OPS))}")
+    cls = OPS.lookup(name)
     fields = [f.name for f in dataclasses.fields(cls)]
     if isinstance(params, dict):
         unknown = [k for k in params if k not in fields]

@@ -136,7 +136,7 @@ def test_plugin_ops_get_the_annotation_check_and_their_validate(monkeypatch) -> 
         ("reverse", None),
     ]:
         base.make_op(name, params)
-    monkeypatch.setattr(base, "OPS", dict(base.OPS))  # the registry stays as it was
+    monkeypatch.setattr(base, "OPS", base.OPS.copy())  # the registry stays as it was
 
     @base.register_op
     @dataclass(frozen=True)

@@ -84,7 +84,7 @@ def test_parse_accepts_scalars_and_none() -> None:
         ("[reverse, 3]\n", r"p.yaml\[1\]: expected an op name or a one-key mapping, got 3"),
         (
             "[reverse, {spin: 2}]\n",
-            r"p.yaml\[1\]: unknown op 'spin'; known ops: composite, concat, crop, loop, mirror",
+            r"p.yaml\[1\]: unknown op 'spin'; known: mirror, rotate, concat, composite, loop",
         ),
         ("[{speed: 0}]\n", r"p.yaml\[0\]: speed: factor must be a positive number, got 0"),
         (

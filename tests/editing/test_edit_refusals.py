@@ -94,9 +94,8 @@ def test_unknown_op_in_pipeline() -> None:
     with pytest.raises(EditError) as e:
         parse_pipeline(["reverse", {"mirror": "horizontal"}, "rewind"])
     assert str(e.value) == (
-        "pipeline[2]: unknown op 'rewind'; known ops: composite, concat, crop, loop, mirror, "
-        "reverse, rotate, "
-        "speed, speed_ramp, trim, zoom_in"
+        "pipeline[2]: unknown op 'rewind'; known: mirror, rotate, concat, composite, loop, "
+        "reverse, speed, speed_ramp, trim, crop, zoom_in"
     )
 
 

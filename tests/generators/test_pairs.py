@@ -185,7 +185,9 @@ def test_bad_specs_are_refused() -> None:
     spec = specs_of("action", 1)[0]
     with pytest.raises(ValueError, match="not a action pair"):
         plan_scene(PairSpec(0, 1, W, H, FPS, kind="action", events=("spins", "flashes")))
-    with pytest.raises(ValueError, match="unknown kind"):
+    with pytest.raises(
+        ValueError, match="pair 0: unknown pair kind 'bogus'; known: object, action, "
+    ):
         plan_scene(PairSpec(0, 1, W, H, FPS, kind="bogus"))
     with pytest.raises(ValueError, match="fewer than 32"):
         plan_scene(PairSpec(0, 1, W, H, 8.0, kind="action", events=spec.events))

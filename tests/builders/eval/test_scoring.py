@@ -630,7 +630,9 @@ def test_write_and_format_scores(tomato, vino, videott, tmp_path):
     text = format_scores(score_videott(videott, preds))
     assert "robustness" in text and "50.00 (1/2)" in text
 
-    with pytest.raises(ValueError, match="unknown benchmark"):
+    with pytest.raises(
+        ValueError, match="unknown format 'nope'; known: tomato, vinoground, videott"
+    ):
         format_scores({"benchmark": "nope"})
 
 

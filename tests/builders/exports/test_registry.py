@@ -19,7 +19,7 @@ EXAMPLE = ROOT / "examples" / "questions_csv.py"
 
 def test_builtins_registered_in_order():
     names = [e.name for e in all_exports()]
-    assert names[:4] == ["tomato", "videott", "lmms_eval", "hf"]
+    assert names[:4] == ["tomato", "videott", "hf", "lmms_eval"]
     assert all(e.description for e in all_exports())
 
 
