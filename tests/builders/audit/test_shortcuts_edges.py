@@ -86,6 +86,8 @@ def test_folds_are_fixed_by_the_source_clip_and_all_used() -> None:
 
 def test_option_ranks_read_numbers_with_a_full_stop_and_break_ties_by_text() -> None:
     assert option_ranks(["2", "2.0", "1."]) == [1, 2, 0]  # 2 = 2.0 by value: "2" first
+    assert option_ranks(["2.0", "2", "1."]) == [2, 1, 0]  # by its text, not its place
+    assert option_ranks(["1.5.", "0.5.", "2."]) == [1, 0, 2]  # decimals with a full stop
     assert option_ranks([" 3 ", "10", "1"]) == [1, 2, 0]  # spaces around a count
     assert option_ranks(["Bb.", "Aa.", "C."]) == [2, 1, 0]  # same length: by text
     assert option_ranks(["3", "ten", "1"]) == [1, 2, 0]  # one word: all by length
@@ -113,6 +115,8 @@ def test_rank_learns_the_largest_count_and_finds_it_wherever_it_sits() -> None:
     predict = fit_rank(train)
     assert predict({**_row(50, 0), "options": ["7", "30", "3", "12"]}) == 1
     assert predict({**_row(51, 0), "options": ["30", "7", "3", "12"]}) == 0
+    unseen = {**_row(52, 0, "count"), "options": ["7", "30", "3", "12"]}
+    assert predict(unseen) == 2  # a task it never learned: the smallest option
 
 
 # --- text: a classifier on (question, option) embeddings ----------------------------------------
@@ -181,6 +185,14 @@ def test_the_metadata_baseline_finds_a_tell_in_each_file_field(field: str) -> No
     report = shortcut_report(_tell(field), ["metadata"])
     s = report["baselines"]["metadata"]["overall"]
     assert s["accuracy"] > 0.9 and s["above_chance"] and not report["passed"], (field, s)
+
+
+def test_a_two_answer_task_is_learned_too() -> None:
+    """Yes/no questions (two keys) whose answer the generator gives away: found."""
+    rows = [r for r in _tell("generator", 60) if r["answer"] < 2]
+    rows = [{**r, "options": KEYS[:2], "option_keys": KEYS[:2]} for r in rows]
+    report = shortcut_report(rows, ["metadata"])
+    assert report["baselines"]["metadata"]["overall"]["accuracy"] > 0.9 and not report["passed"]
 
 
 def test_metadata_skips_unkeyed_rows_and_one_key_tasks_and_maps_keys_to_options() -> None:
@@ -292,14 +304,44 @@ def test_the_table_names_each_baseline_task_and_verdict() -> None:
     assert above_chance(shortcut_report(_random(40, 3), ["position"])) == []
 
 
-def test_video_sizes_are_read_beside_the_manifest(tmp_path) -> None:
-    (tmp_path / "videos").mkdir()
-    (tmp_path / "videos" / "a.mp4").write_bytes(b"x" * 1234)
-    rows = with_sizes([{"video": "videos/a.mp4"}, {"video": "videos/gone.mp4"}, {}], tmp_path)
-    assert [r["video_bytes"] for r in rows] == [1234, 0, 0]  # missing file, no video, a folder
+def _made(accuracy: float, above: bool) -> dict:
+    """A one-baseline, one-task report with the given figures (n 40, chance 25%)."""
+    s = {"n": 40, "correct": int(40 * accuracy), "accuracy": accuracy, "chance": 0.25,
+         "ci95": [0.351, 0.649], "ci99": [0.31, 0.69], "above_chance": above}  # fmt: skip
+    return {"questions": 40, "folds": 5, "passed": not above,
+            "baselines": {"rank": {"overall": s, "tasks": {"count": dict(s)}}}}  # fmt: skip
 
 
-def test_a_manifest_is_audited_with_its_rows_and_the_baselines_asked(tmp_path) -> None:
+def test_the_table_prints_each_figure_as_a_percentage() -> None:
+    lines = format_shortcuts(_made(0.5, False)).splitlines()
+    assert lines[2:] == [
+        "rank       all                     40  50.0%   25.0%   35.1- 64.9%",
+        "rank       count                   40  50.0%   25.0%   35.1- 64.9%",
+        "passed: no blind baseline above chance",
+    ]
+    assert above_chance(_made(0.5, True)) == [
+        "rank (all tasks): 50.0% vs chance 25.0% (99% lower bound 31.0%)",
+        "rank (count): 50.0% vs chance 25.0% (99% lower bound 31.0%)",
+    ]
+
+
+def test_a_text_model_that_is_not_a_model_folder_is_refused(tmp_path) -> None:
+    """The model asked for is the one loaded: a file where a model folder should be is
+    refused by name, from the report and from a manifest alike."""
+    from tempogen.errors import TempogenError
+
+    bogus = tmp_path / "model.txt"
+    bogus.write_text("not a model")
+    with pytest.raises(TempogenError, match="model.txt: expected a sentence-transformers model"):
+        shortcut_report(_random(MIN_TEXT, 0), ["text"], model=str(bogus))
+    manifest = _manifest(tmp_path, copies=MIN_TEXT)
+    with pytest.raises(TempogenError, match="model.txt: expected a sentence-transformers model"):
+        manifest_shortcuts(manifest, ["position", "text"], model=str(bogus))
+
+
+def _manifest(root, copies: int = 0):
+    """A manifest of two rendered direction clips (and ``copies`` more rows re-using the first
+    clip under other ids)."""
     from tempogen.config import config_from_dict
     from tempogen.generators.build import plan, render_spec
     from tempogen.manifest import write_manifest
@@ -308,7 +350,19 @@ def test_a_manifest_is_audited_with_its_rows_and_the_baselines_asked(tmp_path) -
         {"seed": 5, "size": [160, 90], "fps": 10, "duration": [3, 3], "samples_per_task": 2,
          "tasks": ["direction"], "scenes3d": {"humans": 0.0, "objects": 0.0}}
     )  # fmt: skip
-    rows = [render_spec(s, tmp_path) for s in plan(cfg)]
-    write_manifest(tmp_path / "manifest.jsonl", rows)
-    report = manifest_shortcuts(str(tmp_path / "manifest.jsonl"), ["position", "rank"])
-    assert set(report["baselines"]) == {"position", "rank"} and report["questions"] == len(rows)
+    rows = [render_spec(s, root) for s in plan(cfg)]
+    rows += [{**rows[0], "id": f"direction-{900 + i}"} for i in range(copies)]
+    write_manifest(root / "manifest.jsonl", rows)
+    return root / "manifest.jsonl"
+
+
+def test_video_sizes_are_read_beside_the_manifest(tmp_path) -> None:
+    (tmp_path / "videos").mkdir()
+    (tmp_path / "videos" / "a.mp4").write_bytes(b"x" * 1234)
+    rows = with_sizes([{"video": "videos/a.mp4"}, {"video": "videos/gone.mp4"}, {}], tmp_path)
+    assert [r["video_bytes"] for r in rows] == [1234, 0, 0]  # missing file, no video, a folder
+
+
+def test_a_manifest_is_audited_with_its_rows_and_the_baselines_asked(tmp_path) -> None:
+    report = manifest_shortcuts(str(_manifest(tmp_path)), ["position", "rank"])
+    assert set(report["baselines"]) == {"position", "rank"} and report["questions"] == 2
