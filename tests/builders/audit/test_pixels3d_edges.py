@@ -358,6 +358,9 @@ def test_a_held_prop_moving_is_its_paints_centroid() -> None:
         frames.append(f)
     got = pixel_states_3d(frames, labels, IDX)
     assert np.abs(got.track("obj1").x - xs).max() < 1.0 and _key(got) == "left"
+    assert list(got.track("obj1").lit) == list(ball.lit)  # not a light question: no light read
+    mirrored = [np.ascontiguousarray(f[:, ::-1]) for f in frames]
+    assert _key(pixel_states_3d(mirrored, labels, IDX)) == "right"  # the pixels, not the labels
 
 
 def test_a_person_coming_closer_is_read_from_the_gloves_size() -> None:
@@ -386,8 +389,29 @@ def test_the_gloves_size_fills_unseen_frames_and_smooths_a_swinging_hand() -> No
     assert grow[0] < grow[1] < grow[2]  # a steady approach is kept
     with pytest.raises(ValueError, match="^pixels: no glove is visible in any sampled frame$"):
         glove_size([_frame()] * 3, hands)
+    spike = _gloves([(70, 60, 6), (70, 60, 12), (70, 60, 6)], [(130, 60, 6)] * 3)
+    assert np.allclose(glove_size(spike, hands), glove_size(spike[:1], hands)[0])  # 3: smoothed
     two = glove_size(frames[:2], hands)  # too few to smooth: as measured
     assert two[0] == pytest.approx(np.sqrt(glove_mask(frames[0], RED_GLOVE).sum() * 2))
+
+
+def test_a_glove_seen_by_five_pixels_is_not_seen() -> None:
+    """Five glove-coloured pixels are a speck (the codec, a rim), not a glove: that frame takes
+    its neighbours' size; six pixels are a glove, measured."""
+    hands = {"left": ["red", list(RED_GLOVE)], "right": ["green", list(GREEN_GLOVE)]}
+    frames = [_frame() for _ in range(5)]
+    for f in frames:
+        f[10:20, 10:20] = RED_GLOVE  # 100 px
+    frames[2] = _frame()
+    frames[2][50, 50:55] = RED_GLOVE  # 5 px: not seen
+    frames[4] = _frame()
+    frames[4][50, 50:56] = RED_GLOVE  # 6 px: seen
+    sizes = [glove_size([f], hands)[0] for f in (frames[0], frames[4])]
+    assert sizes == [pytest.approx(10.0), pytest.approx(np.sqrt(6))]
+    size = glove_size(frames[:4], hands)
+    assert np.allclose(size, 10.0)  # the speck's frame took its neighbours' 100 px
+    with pytest.raises(ValueError, match="no glove is visible"):
+        glove_size([frames[2]], hands)
 
 
 def test_a_running_window_holds_its_ends() -> None:
@@ -422,10 +446,14 @@ def test_the_rest_of_a_person_is_carried_by_the_gloves_midpoint() -> None:
     looked up for its gloves."""
     xs = 60.0 + 5.0 * IDX
     head = Track.build("head", N, x=xs + 3.0, y=20.0, shape="circle", size=6.0)
+    floor = Track.build("floor", N, x=100.0, y=118.0, role="anchor", shape="line")
     frames = _gloves([(x - 20, 70.0) for x in xs], [(x + 20, 74.0) for x in xs])
     frames[3] = _gloves([None], [(xs[3] + 20, 74.0)])[0]  # left glove hidden: the right's place
+    with_floor = _person(Query("direction", ("floor", "head")), (floor, head))
+    read = pixel_states_3d(frames, with_floor, IDX)
+    assert read.track("floor") == floor  # the anchor (first in the query) is not carried
+    got = read.track("head")
     labels = _person(Query("direction", ("head",)), (head,))
-    got = pixel_states_3d(frames, labels, IDX).track("head")
     assert got.x[0] == xs[0] + 3.0 and got.y[0] == 20.0
     assert np.allclose(got.x[[0, 1, 2, 4, 5]] - xs[[0, 1, 2, 4, 5]], 3.0, atol=0.6)
     assert got.x[3] == pytest.approx(xs[3] + 3.0 + 20.0, abs=0.6)  # the right glove alone
