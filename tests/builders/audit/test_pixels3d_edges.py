@@ -321,30 +321,44 @@ def test_a_hand_at_rest_before_it_moves_reads_as_still_whatever_its_jitter() -> 
     """``move`` (which hand starts first): a still glove's centroid wanders up to 3 px; until
     the first real move it reads as where it started, after it every sample is measured."""
     assert GLOVE_JITTER == 3.0
-    dx = [0, 2, -3, 1, 9, 14, 12, 15, 20, 22, 25, 30]  # rest (within 3 px), then a move
+    dx = [0, 2, -3, 1, 9, 14, 12, 15, 20, 22, 8, 2]  # rest (within 3 px), a move, a return
     hand = Track.build("obj1", N, x=60.0, y=50.0, shape="hand", color=RED_GLOVE, size=5.0)
-    labels = _person(Query("order", ("obj1",), "move"), (hand,))
-    frames = _gloves([(60.0 + d, 50.0) for d in dx], [None] * N)
-    x = pixel_states_3d(frames, labels, IDX).track("obj1").x
+    other_hand = Track.build("obj2", N, x=150.0, y=50.0, shape="hand", color=GREEN_GLOVE)
+    labels = _person(Query("order", ("obj1", "obj2"), "move"), (hand, other_hand))
+    frames = _gloves([(60.0 + d, 50.0) for d in dx], [(150.0, 50.0 + 2 * i) for i in IDX])
+    read = pixel_states_3d(frames, labels, IDX)
+    x = read.track("obj1").x
     assert np.allclose(x[:4], x[0]) and x[0] == pytest.approx(60.5, abs=0.6)
     assert x[4] == pytest.approx(x[0] + 9, abs=0.6) and x[6] == pytest.approx(x[0] + 12, abs=0.6)
+    assert x[-1] == pytest.approx(x[0] + 2, abs=0.6)  # back near the start, after moving: read
+    y2 = read.track("obj2").y  # the second hand is read too: it starts moving at once
+    assert y2[-1] - y2[0] == pytest.approx(22.0, abs=0.6) and y2[2] - y2[0] == pytest.approx(
+        4.0, abs=0.6
+    )
     other = _person(Query("direction", ("obj1",)), (hand,))
     x = pixel_states_3d(frames, other, IDX).track("obj1").x  # another question: as measured
     assert x[2] == pytest.approx(x[0] - 3, abs=0.6)
+    hidden = _gloves([None] * N, [(150.0, 50.0)] * N)
+    with pytest.raises(ValueError, match="^pixels: the hand 'obj1' is not visible in any sampled"):
+        pixel_states_3d(hidden, labels, IDX)
 
 
 def test_a_held_prop_lights_up_where_its_paint_covers_a_quarter_of_its_disc() -> None:
     ball = Track.build("obj1", 4, x=60.0, y=60.0, shape="ball", color=ORANGE, size=10.0)
-    labels = _person(Query("order", ("obj1",), "lit"), (ball,), {"props": [list(ORANGE)]})
+    other = Track.build("obj2", 4, x=150.0, y=60.0, shape="ball", color=BLUE, size=10.0)
+    props = {"props": [list(ORANGE), list(BLUE)]}
+    labels = _person(Query("order", ("obj1", "obj2"), "lit"), (ball, other), props)
     frames = []
-    for c in (100, 78, 79, 0):
+    for c, c2 in ((100, 0), (78, 0), (79, 100), (0, 100)):
         f = _frame()
-        rows, rest = divmod(c, 10)
-        f[55 : 55 + rows, 55:65] = ORANGE
-        f[55 + rows, 55 : 55 + rest] = ORANGE
+        for x0, rgb, cover in ((55, ORANGE, c), (145, BLUE, c2)):
+            rows, rest = divmod(cover, 10)
+            f[55 : 55 + rows, x0 : x0 + 10] = rgb
+            f[55 + rows, x0 : x0 + rest] = rgb
         frames.append(f)
-    lit = pixel_states_3d(frames, labels, np.arange(4)).track("obj1").lit
-    assert list(lit) == [True, False, True, False]
+    read = pixel_states_3d(frames, labels, np.arange(4))
+    assert list(read.track("obj1").lit) == [True, False, True, False]
+    assert list(read.track("obj2").lit) == [False, False, True, True]  # each prop is read
 
 
 def test_a_held_prop_moving_is_its_paints_centroid() -> None:
@@ -366,13 +380,13 @@ def test_a_held_prop_moving_is_its_paints_centroid() -> None:
 def test_a_person_coming_closer_is_read_from_the_gloves_size() -> None:
     """The gloves' radius doubles from 4 to 8 px: the person's scale doubles (as the square
     root of the gloves' area), from the labelled first scale of 1.5."""
-    radii = np.linspace(4, 8, N).round().astype(int)
-    person = Track.build("person", N, x=100.0, y=60.0, shape="human", scale=1.5)
+    radii = [4, 5, 5, 6, 6, 6, 7, 7, 7, 8, 8, 8]
+    person = Track.build("person", N, x=100.0, y=60.0, shape="human", scale=1.5 + 0.1 * IDX)
     labels = _person(Query("approach", ("person",)), (person,))
     frames = _gloves([(70, 60, r) for r in radii], [(130, 60, r) for r in radii])
     got = pixel_states_3d(frames, labels, IDX)
     scale = got.track("person").scale
-    assert scale[0] == pytest.approx(1.5, rel=0.1) and scale[-1] == pytest.approx(3.0, rel=0.1)
+    assert scale[0] == 1.5 and scale[-1] == pytest.approx(3.0, rel=0.1)  # from the first
     assert _key(got) == "towards"
     assert _key(pixel_states_3d(frames[::-1], labels, IDX)) == "away"  # reversed: recedes
 
@@ -432,38 +446,58 @@ def test_a_body_turn_is_the_turn_from_the_right_glove_to_the_left() -> None:
     frames = _gloves(left, right)
     got = pixel_states_3d(frames, labels, IDX)
     assert np.allclose(got.track("person").angle, 20.0 * IDX, atol=2.0)
+    assert got.track("person").angle[0] == 0.0  # counted from the first sample
     assert _key(got) == _key(labels) == "cw"
     mirrored = [np.ascontiguousarray(f[:, ::-1]) for f in frames]
     assert _key(pixel_states_3d(mirrored, labels, IDX)) == "ccw"
     frames[5] = _gloves([None], [right[5]])[0]
-    with pytest.raises(ValueError, match="a glove is hidden, the body's turn cannot be read"):
+    with pytest.raises(
+        ValueError, match="^pixels: a glove is hidden, the body's turn cannot be read$"
+    ):
         pixel_states_3d(frames, labels, IDX)
 
 
 def test_the_rest_of_a_person_is_carried_by_the_gloves_midpoint() -> None:
     """A side step: the head (no paint of its own) starts at its labelled place and moves as
-    the gloves' midpoint does; one glove hidden, the other carries it; the person's owner is
-    looked up for its gloves."""
+    the gloves' midpoint does, both ways; one glove hidden, the other carries it; both hidden,
+    the neighbours' midpoint; never seen, refused. The whole person (shape ``human``) in a
+    direction question is carried the same way, and mirrored it walks the other way."""
     xs = 60.0 + 5.0 * IDX
-    head = Track.build("head", N, x=xs + 3.0, y=20.0, shape="circle", size=6.0)
+    ys = 70.0 + 2.0 * IDX
+    head = Track.build("head", N, x=xs + 3.0, y=20.0 + 4.0 * IDX, shape="circle", size=6.0)
     floor = Track.build("floor", N, x=100.0, y=118.0, role="anchor", shape="line")
-    frames = _gloves([(x - 20, 70.0) for x in xs], [(x + 20, 74.0) for x in xs])
-    frames[3] = _gloves([None], [(xs[3] + 20, 74.0)])[0]  # left glove hidden: the right's place
+    frames = _gloves(
+        [(x - 20, y) for x, y in zip(xs, ys)], [(x + 20, y + 4) for x, y in zip(xs, ys)]
+    )
+    frames[3] = _gloves([None], [(xs[3] + 20, ys[3] + 4)])[0]  # left hidden: the right's place
+    frames[6] = _frame()  # both hidden: halfway between its neighbours
     with_floor = _person(Query("direction", ("floor", "head")), (floor, head))
     read = pixel_states_3d(frames, with_floor, IDX)
     assert read.track("floor") == floor  # the anchor (first in the query) is not carried
     got = read.track("head")
-    labels = _person(Query("direction", ("head",)), (head,))
     assert got.x[0] == xs[0] + 3.0 and got.y[0] == 20.0
-    assert np.allclose(got.x[[0, 1, 2, 4, 5]] - xs[[0, 1, 2, 4, 5]], 3.0, atol=0.6)
+    seen = [0, 1, 2, 4, 5, 6, 7]
+    assert np.allclose(got.x[seen] - xs[seen], 3.0, atol=0.6)
+    assert np.allclose(got.y[seen] - ys[seen], 20.0 - 70.0, atol=0.6)
     assert got.x[3] == pytest.approx(xs[3] + 3.0 + 20.0, abs=0.6)  # the right glove alone
+    with pytest.raises(ValueError, match="^pixels: the gloves is not visible in any sampled"):
+        pixel_states_3d([_frame()] * N, with_floor, IDX)
+
     whole = _gloves([(x - 20, 70.0) for x in xs], [(x + 20, 74.0) for x in xs])
+    labels = _person(Query("direction", ("head",)), (head,))
     assert _key(pixel_states_3d(whole, labels, IDX)) == "right"
+    person = Track.build("person", N, x=xs, y=60.0, shape="human")
+    walker = _person(Query("direction", ("person",)), (person,))
+    assert _key(pixel_states_3d(whole, walker, IDX)) == "right"
+    mirrored = [np.ascontiguousarray(f[:, ::-1]) for f in whole]
+    assert _key(pixel_states_3d(mirrored, walker, IDX)) == "left"
+
     # two people: the head is the second's, whose gloves are blue and orange
     second = {"hands": {"left": ["blue", list(BLUE)], "right": ["orange", list(ORANGE)]}}
     first = {"hands": {"left": ["red", list(RED_GLOVE)], "right": ["green", list(GREEN_GLOVE)]}}
     meta = {"people": [first, second], "owners": {"head": 1}}
-    labels2 = _person(Query("direction", ("head",)), (head,), meta)
+    flat = Track.build("head", N, x=xs + 3.0, y=20.0, shape="circle", size=6.0)
+    labels2 = _person(Query("direction", ("head",)), (flat,), meta)
     frames2 = []
     for i, x in enumerate(xs):
         f = _gloves([(x - 20, 70.0)], [(x + 20, 74.0)])[0]  # the first person walks right
