@@ -78,6 +78,8 @@ def _swatch(rgb) -> np.ndarray:
         ((11, 255, 255), True),  # 11 hue units from red: within the tolerance
         ((12, 255, 255), False),  # 12: not
         ((178, 255, 255), True),  # 2 units the other way round the hue circle
+        ((169, 255, 255), True),  # 11 units that way: still within
+        ((168, 255, 255), False),  # 12: not
         ((0, 111, 255), True),  # saturated enough
         ((0, 110, 255), False),  # a pale pink is floor-like, not paint
         ((0, 255, 51), True),  # dark but not black
@@ -97,10 +99,36 @@ def test_a_pixel_goes_to_the_nearest_saturated_paint() -> None:
     orange = _hsv_rgb(11, 255, 255)
     assert hue_mask(f, (255, 0, 0), [orange]).sum() == 0
     assert hue_mask(f, orange, [(255, 0, 0)]).sum() == 400
-    pale = _hsv_rgb(9, 100, 255)
-    assert saturation_of(pale) == 100 and hue_of(pale) == 9
+    pale = _hsv_rgb(9, 110, 255)  # saturation 110: the most a grey-ish paint has
+    assert saturation_of(pale) == 110 and hue_of(pale) == 9
     assert hue_mask(f, (255, 0, 0), [pale]).sum() == 400
     assert hue_mask(f, (255, 0, 0), [(200, 0, 0)]).sum() == 400  # the same hue: not a rival
+
+
+def test_a_pixel_halfway_between_two_paints_is_neither_paints() -> None:
+    """Hue 5 is 5 units from red (0) and from a paint of hue 10: no guess, it is left out."""
+    f = _swatch(_hsv_rgb(5, 255, 255))
+    other = _hsv_rgb(10, 255, 255)
+    assert hue_mask(f, (255, 0, 0), [other]).sum() == 0
+    assert hue_mask(f, other, [(255, 0, 0)]).sum() == 0
+
+
+def test_two_objects_of_near_hues_are_each_measured_where_they_are() -> None:
+    """A red ball and a red-orange one (hues 0 and 5, each within the tolerance of the
+    other): each pixel goes to the nearer paint, so each ball is measured where it is."""
+    red, ember = (255, 0, 0), _hsv_rgb(5, 255, 255)
+    xa, xb = 40.0 + 6.0 * IDX, 160.0 - 6.0 * IDX
+    a = Track.build("a", N, x=xa, y=40.0, color=red, size=8.0)
+    b = Track.build("b", N, x=xb, y=80.0, color=ember, size=8.0)
+    labels = Labels(W, H, 10.0, (a, b), Query("direction", ("a", "b")), {})
+    frames = []
+    for i in IDX:
+        f = _frame()
+        _disc(f, xa[i], 40.0, 8, red, shade=False)
+        _disc(f, xb[i], 80.0, 8, ember, shade=False)
+        frames.append(f)
+    got = pixel_states_3d(frames, labels, IDX)
+    assert np.abs(got.track("a").x - xa).max() < 1.0 and np.abs(got.track("b").x - xb).max() < 1.0
 
 
 def test_blobs_a_fifth_the_largest_are_kept_smaller_ones_dropped() -> None:
@@ -197,15 +225,19 @@ def test_a_hidden_frame_takes_its_neighbours_and_a_paint_never_shown_is_refused(
 def _lamp_frames(cover: list[int], kind: str) -> tuple[Labels, list[np.ndarray]]:
     """An orange lamp of radius 10 whose paint shows over ``cover[i]`` pixels in frame i (a
     lit lamp shows more than a quarter of its disc, pi 10^2 / 4 = 78.5 pixels)."""
-    n = len(cover)
+    n = 2 * len(cover)  # the clip has twice the frames sampled
     lamp = Track.build("lamp", n, x=60.0, y=60.0, color=ORANGE, size=10.0, role="cue")
-    labels = Labels(W, H, 10.0, (lamp,), Query("frequency", ("lamp",), kind), {})
+    near = _hsv_rgb(16, 255, 255)  # a second lamp 4 hue units from the first, always lit
+    other = Track.build("other", n, x=150.0, y=60.0, color=near, size=10.0, role="cue")
+    meta = {"paints": [list(ORANGE), list(near)]}
+    labels = Labels(W, H, 10.0, (lamp, other), Query("frequency", ("lamp",), kind), meta)
     frames = []
     for c in cover:
         f = _frame()
         rows, rest = divmod(c, 10)
         f[55 : 55 + rows, 55:65] = ORANGE
         f[55 + rows, 55 : 55 + rest] = ORANGE
+        cv2.circle(f, (150, 60), 10, near, -1)
         frames.append(f)
     return labels, frames
 
@@ -215,8 +247,8 @@ def test_a_lamp_is_lit_where_its_paint_covers_a_quarter_of_its_disc(kind: str) -
     assert LIT_AREA == 0.25
     cover = [0, 79, 78, 100, 20]
     labels, frames = _lamp_frames(cover, kind)
-    lit = pixel_states_3d(frames, labels, np.arange(5)).track("lamp").lit
-    assert list(lit) == [False, True, False, True, False]
+    lit = pixel_states_3d(frames, labels, np.arange(0, 10, 2)).track("lamp").lit
+    assert list(lit[::2]) == [False, True, False, True, False]  # the other lamp's light is its own
 
 
 # --- spins: a marked part going round the centre ---------------------------------------------------------
@@ -235,13 +267,15 @@ def _spinner(sense: int, kind: str = "spin", mark: bool = True) -> tuple[Labels,
     tracks = (body,)
     if mark:
         tracks += (Track.build("mark", N, x=mx, y=my, color=BLUE, size=5.0, role="prop"),)
-    meta = {"paints": [list(ORANGE), list(BLUE)]}
+    near = _hsv_rgb(17, 255, 255)  # a still decoy ball 5 hue units from the block's paint
+    meta = {"paints": [list(ORANGE), list(BLUE), list(near)]}
     labels = Labels(W, H, 10.0, tracks, Query("rotation", ("subject",), kind), meta)
     frames = []
     for i in IDX:
         f = _frame()
         _disc(f, cx[i], 60.0, 24, ORANGE, shade=False)
         _disc(f, mx[i], my[i], 6, BLUE, shade=False)
+        _disc(f, 175.0, 20.0, 12, near, shade=False)  # big enough to be kept as a part
         frames.append(f)
     return labels, frames
 
@@ -259,6 +293,14 @@ def test_a_spin_is_read_from_the_mark_going_round_the_centre(kind: str) -> None:
             assert _key(pixel_states_3d(frames, labels, IDX)) == truth
             mirrored = [np.ascontiguousarray(f[:, ::-1]) for f in frames]
             assert _key(pixel_states_3d(mirrored, labels, IDX)) != truth
+
+
+def test_a_spin_whose_mark_is_never_seen_is_refused() -> None:
+    labels, frames = _spinner(1)
+    for f in frames:
+        f[np.all(f == BLUE, axis=-1)] = FLOOR  # the mark painted out
+    with pytest.raises(ValueError, match="^pixels: the mark is not visible in any sampled frame$"):
+        pixel_states_3d(frames, labels, IDX)
 
 
 def test_a_spin_without_a_mark_track_is_read_as_positions() -> None:
