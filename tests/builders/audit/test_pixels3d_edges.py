@@ -167,6 +167,9 @@ def test_measured_states_replace_the_sampled_frames_only() -> None:
     assert list(out.track("a").x) == [0.0, 10.0, 0.0, 0.0, 40.0, 0.0]
     assert list(out.track("a").y) == [5.0] * 6 and list(out.track("b").x) == [7.0] * 6
     assert out.meta == {"k": 1, "measured": True}
+    first_unread = Labels(W, H, 10.0, (b, a), Query("direction", ("a",)), {})
+    out = with_measured(first_unread, np.array([1, 4]), {"a": {"x": np.array([10.0, 40.0])}})
+    assert list(out.track("a").x) == [0.0, 10.0, 0.0, 0.0, 40.0, 0.0]  # read though not first
 
 
 # --- pixel_states_3d: positions ---------------------------------------------------------------------
@@ -181,7 +184,8 @@ def _two_balls(hidden: tuple[int, ...] = ()) -> tuple[Labels, list[np.ndarray]]:
     b = Track.build("b", N, x=np.full(N, 170.0), y=yb, color=BLUE, size=9.0)
     floor = Track.build("floor", N, x=100.0, y=118.0, role="anchor", shape="line", color=FLOOR)
     meta = {"paints": [list(ORANGE), list(BLUE), list(GREEN)]}
-    labels = Labels(W, H, 10.0, (a, b, floor), Query("direction", ("a", "b", "floor")), meta)
+    query = Query("direction", ("a", "floor", "b"))  # the anchor between the two read
+    labels = Labels(W, H, 10.0, (a, b, floor), query, meta)
     frames = []
     for i in IDX:
         f = _frame()
@@ -207,6 +211,23 @@ def test_mirrored_frames_with_their_labels_kept_read_the_other_way() -> None:
     got = pixel_states_3d([np.ascontiguousarray(f[:, ::-1]) for f in frames], labels, IDX)
     assert _key(got) == "left" != _key(labels)
     assert np.abs(got.track("a").x - (W - labels.track("a").x)).max() < 1.5
+    assert np.abs(got.track("b").x - (W - 170.0)).max() < 1.5  # each object, past the anchor
+
+
+def test_a_clip_longer_than_its_samples_is_measured_at_the_samples() -> None:
+    """Labels of 24 frames, 12 sampled (every other): the measurements land on the sampled
+    frames and the answer is read there."""
+    labels, frames = _two_balls()
+    twice = tuple(
+        Track.build(t.name, 2 * N, x=np.repeat(t.x, 2), y=np.repeat(t.y, 2), role=t.role,
+                    shape=t.shape, color=t.color, size=t.size)
+        for t in labels.tracks
+    )  # fmt: skip
+    long = Labels(W, H, 10.0, twice, labels.query, labels.meta)
+    idx = np.arange(0, 2 * N, 2)
+    got = pixel_states_3d(frames, long, idx)
+    assert np.abs(got.track("a").x[idx] - labels.track("a").x).max() < 1.0
+    assert answer_key("direction", answer_of(got, idx)) == "right"
 
 
 def test_a_hidden_frame_takes_its_neighbours_and_a_paint_never_shown_is_refused() -> None:
