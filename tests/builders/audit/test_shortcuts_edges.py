@@ -152,6 +152,8 @@ def test_the_text_classifier_learns_a_word_and_picks_the_best_scoring_option() -
 def test_metadata_features_are_the_files_duration_rate_length_size_and_generator() -> None:
     row = {"fps": 10.0, "num_frames": 50, "video_bytes": 200_000, "generator": "b"}
     assert metadata_features(row, ["a", "b"]).tolist() == [5.0, 10.0, 0.5, 0.4, 0.0, 1.0]
+    short = {"fps": 10.0, "num_frames": 5, "video_bytes": 20_000, "generator": "a"}
+    assert metadata_features(short, ["a"]).tolist() == [0.5, 10.0, 0.05, 0.4, 1.0]  # per second
     empty = metadata_features({}, ["a"])  # nothing known: zeros, no division by zero
     assert empty.tolist() == [0.0, 0.0, 0.0, 0.0, 0.0]
 
@@ -233,6 +235,20 @@ def test_an_empty_fold_is_passed_over_and_the_rest_still_scored() -> None:
 
 
 # --- the report ------------------------------------------------------------------------------------
+
+
+def test_the_number_of_folds_asked_for_is_the_number_scored() -> None:
+    report = shortcut_report([_row(i, 2) for i in range(60)], ["position"], folds=3)
+    s = report["baselines"]["position"]["overall"]
+    assert report["folds"] == 3 and s["n"] == s["correct"] == 60  # every row scored, in 3 folds
+
+
+def test_no_questions_report_zeros_and_nothing_above_chance() -> None:
+    report = shortcut_report([{**_row(0, 0), "options": []}], ["position", "rank"])
+    s = report["baselines"]["position"]["overall"]
+    assert report["questions"] == 0 and report["passed"]
+    assert (s["n"], s["correct"], s["accuracy"], s["chance"]) == (0, 0, 0.0, 0.0)
+    assert s["ci95"] == [0.0, 1.0] and not s["above_chance"]
 
 
 def test_rows_without_options_or_answer_are_left_out_and_answer_zero_is_kept() -> None:
