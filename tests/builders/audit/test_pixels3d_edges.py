@@ -380,6 +380,21 @@ def test_a_hand_is_its_gloves_centroid_and_a_mirror_reads_the_other_way() -> Non
     assert _key(pixel_states_3d(mirrored, labels, IDX)) == "left"
 
 
+def test_a_hand_in_a_clip_longer_than_its_samples_is_measured_at_the_samples() -> None:
+    """Labels of 24 frames, the gloves sampled at every other one: the hand's measured
+    positions land on the sampled frames."""
+    xs = 60.0 + 6.0 * IDX
+    hand = Track.build(
+        "hand", 2 * N, x=np.repeat(xs, 2), y=50.0, shape="hand", color=RED_GLOVE, size=5.0
+    )
+    labels = _person(Query("direction", ("hand",)), (hand,))
+    frames = _gloves([(x, 50.0) for x in xs], [(150.0, 80.0)] * N)
+    idx = np.arange(0, 2 * N, 2)
+    got = pixel_states_3d(frames, labels, idx)
+    assert np.abs(got.track("hand").x[idx] - xs).max() < 1.0
+    assert answer_key("direction", answer_of(got, idx)) == "right"
+
+
 def test_a_hand_at_rest_before_it_moves_reads_as_still_whatever_its_jitter() -> None:
     """``move`` (which hand starts first): a still glove's centroid wanders up to 3 px; until
     the first real move it reads as where it started, after it every sample is measured."""
