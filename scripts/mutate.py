@@ -95,9 +95,31 @@ MODULES.update(
                 "tests/builders/audit/test_verify_edges.py",
             ],
         ),
-        "pixels3d": ("builders/audit/pixels3d.py", ["tests/builders/audit/test_verify3d.py"]),
-        "noise": ("builders/audit/noise.py", ["tests/builders/audit/test_noise_verify.py"]),
-        "shortcuts": ("builders/audit/shortcuts.py", ["tests/builders/audit/test_shortcuts.py"]),
+        # painted frames (milliseconds), one small cube_spin render and the H200's frames;
+        # test_verify3d renders every 3D pattern (minutes per mutant)
+        "pixels3d": (
+            "builders/audit/pixels3d.py",
+            [
+                "tests/builders/audit/test_pixels3d_edges.py",
+                "tests/builders/audit/test_verify_gpu_frames.py",
+            ],
+        ),
+        # the reader's own cases (discs encoded as noise, one rendered spin) and the texture
+        # leak; test_noise_verify and test_noise_human build datasets (minutes per mutant)
+        "noise": (
+            "builders/audit/noise.py",
+            [
+                "tests/builders/audit/test_noise_reader_edges.py",
+                "tests/builders/audit/test_noise_leak.py",
+            ],
+        ),
+        "shortcuts": (
+            "builders/audit/shortcuts.py",
+            [
+                "tests/builders/audit/test_shortcuts_edges.py",
+                "tests/builders/audit/test_shortcuts.py",
+            ],
+        ),
     }
 )
 # the order `make mutate` runs them in when MODULES is not given: the labels' core first
