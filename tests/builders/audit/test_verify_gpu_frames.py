@@ -41,6 +41,9 @@ def test_chroma_floor_keeps_paint_and_drops_sky() -> None:
     assert hue_mask(frame, violet, [(219, 39, 119)]).tolist() == [[False, True, False]]
     # the floor is a bound, not a guess: the sky's chroma by construction is at most 24
     assert MIN_CHROMA > 24
+    # chroma = S * V / 255: exactly MIN_CHROMA (120 * 85 / 255 = 40) is not paint, 40.1 is
+    edge = np.array([[[0, 120, 85], [0, 140, 73]]], np.uint8)
+    assert painted(edge).tolist() == [[False, True]]
 
 
 def test_a_count_of_laps_ending_on_a_whole_lap_is_not_certified() -> None:
