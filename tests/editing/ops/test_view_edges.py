@@ -105,12 +105,27 @@ def test_zoom_refusals_name_the_parameter() -> None:
 
 
 # -- zoom_in following a subject -----------------------------------------------------------------
-def spinner(n: int = 12, fps: float = 4.0) -> Clip:
-    """A small square sliding right 4 px a frame, asked about its spin: a question a view that
-    follows the subject keeps (its own turning, not where it is on screen)."""
-    track = Track.build("subject", n, x=40 + 4.0 * np.arange(n), y=60.0, shape="square", size=6.0)
-    labels = Labels(160, 120, fps, (track,), Query("rotation", ("subject",), "spin"))
-    return Clip.from_array(np.zeros((n, 120, 160, 3), np.uint8), fps, labels)
+def spinner(
+    n: int = 12,
+    fps: float = 4.0,
+    x0=40.0,
+    y0=40.0,
+    dx=4.0,
+    dy=2.0,
+    fact="rotation",
+    kind="spin",
+    anchor: bool = False,
+) -> Clip:
+    """A small square sliding 4 px right and 2 px down a frame over grey, asked about its spin:
+    a question a view that follows the subject keeps (its own turning, not where it is)."""
+    t = np.arange(n)
+    tracks = [Track.build("subject", n, x=x0 + dx * t, y=y0 + dy * t, shape="square", size=6.0)]
+    objects = ("subject",)
+    if anchor:  # a fixed centre the question names too
+        tracks.append(Track.build("post", n, x=150.0, y=110.0, role="anchor", size=4.0))
+        objects = ("subject", "post")
+    labels = Labels(160, 120, fps, tuple(tracks), Query(fact, objects, kind))
+    return Clip.from_array(np.full((n, 120, 160, 3), 128, np.uint8), fps, labels)
 
 
 @pytest.mark.parametrize("smooth", [0.0, 0.25])  # a window of at most one frame at 4 fps
@@ -123,12 +138,65 @@ def test_zoom_without_smoothing_keeps_the_subject_centred(smooth) -> None:
 def test_zoom_smoothing_glides_behind_a_slide_only_at_its_ends() -> None:
     """0.5 s at 4 fps averages 5 frames (2 a side, the ends padded): the steady middle of the
     slide stays centred, the view starts ahead of the subject and ends behind it."""
-    x = ZoomIn(smooth=0.5)(spinner()).labels.subject.x
-    np.testing.assert_allclose(x[2:-2], 80.0)
-    assert x[0] < 70 and x[-1] > 90
+    sub = ZoomIn(smooth=0.5)(spinner()).labels.subject
+    np.testing.assert_allclose(sub.x[2:-2], 80.0)
+    np.testing.assert_allclose(sub.y[2:-2], 60.0)
+    assert sub.x[0] < 70 and sub.x[-1] > 90
+    assert sub.y[0] < 55 and sub.y[-1] > 65
     # a clip of three frames is smoothed too
     x3 = ZoomIn(smooth=0.5)(spinner(3)).labels.subject.x
     assert x3[0] < 79 and x3[-1] > 81
+
+
+def test_zoom_follows_the_subject_when_the_question_also_names_an_anchor() -> None:
+    """A spin about a fixed anchor still reads one moving object: the view follows it."""
+    out = ZoomIn(smooth=0)(spinner(anchor=True))
+    np.testing.assert_allclose(out.labels.subject.x, 80.0)
+
+
+def test_zoom_on_a_position_question_frames_the_whole_path_still() -> None:
+    """A direction question keeps one fixed box around the subject's whole path, centred."""
+    clip = spinner(fact="direction", kind="")
+    out = ZoomIn()(clip)
+    box = out.labels.subject.bbox()
+    assert np.isclose((box[:, 0].min() + box[:, 2].max()) / 2, 80.0)
+    assert np.isclose((box[:, 1].min() + box[:, 3].max()) / 2, 60.0)
+    assert np.allclose(out.affine, out.affine[0])  # the view does not move
+
+
+@pytest.mark.parametrize(
+    ("x0", "y0", "dx", "dy"),
+    [
+        (7.0, 60.0, 0.0, 1.0),
+        (153.0, 60.0, 0.0, 1.0),
+        (80.0, 7.0, 1.0, 0.0),
+        (80.0, 113.0, 1.0, 0.0),
+    ],
+    ids=["left", "right", "top", "bottom"],
+)
+def test_a_following_view_stays_inside_the_frame_at_its_edges(x0, y0, dx, dy) -> None:
+    """A subject against an edge is not centred: the view stops at the edge, so the window
+    of the source it shows lies inside the source frame (no border from outside it)."""
+    out = ZoomIn(smooth=0)(spinner(x0=x0, y0=y0, dx=dx, dy=dy))
+    m = out.affine  # source -> output pixels, per frame: x' = s x + tx
+    s, tx, ty = m[:, 0, 0], m[:, 0, 2], m[:, 1, 2]
+    assert ((0 - tx) / s >= -1e-9).all() and ((160 - tx) / s <= 160 + 1e-9).all()
+    assert ((0 - ty) / s >= -1e-9).all() and ((120 - ty) / s <= 120 + 1e-9).all()
+    if x0 < 80 or y0 < 60:  # the left and top edges: no pixel of the view is from outside
+        assert out.to_array().min() == 128
+    sub = out.labels.subject
+    assert not np.allclose(sub.x, 80.0) or not np.allclose(sub.y, 60.0)
+
+
+def test_zoom_needing_the_whole_frame_is_refused_at_exactly_half() -> None:
+    """The subject's view is 16 px (its 12 px box at the frame's aspect): margin 4.5 makes it
+    the whole 160 px frame (refused), margin 4.46875 one pixel less (zoomed)."""
+    with pytest.raises(EditError) as err:
+        ZoomIn(margin=4.5)(spinner())
+    assert str(err.value) == (
+        "zoom_in: 'subject' with margin 4.5 needs the whole frame; nothing to zoom"
+    )
+    assert ZoomIn(margin=4.46875, smooth=0)(spinner(dx=0.0, dy=0.0)).size == (160, 120)
 
 
 def test_zoom_subject_alias_follows_the_questions_first_object() -> None:
