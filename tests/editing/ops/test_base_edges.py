@@ -8,15 +8,17 @@ testing (``make mutate MODULES=ops.base``) found each of these unchecked.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import ClassVar
 
 import numpy as np
 import pytest
 
-from tempogen.editing import Clip
+from tempogen.editing import Clip, Crop, make_op
+from tempogen.editing.algebra import move
 from tempogen.editing.effects import FROM_STATES, Effect
-from tempogen.editing.ops import OPS, Op, base, register_op
+from tempogen.editing.ops import OPS, Op, SpaceOp, TimeOp, base, register_op
+from tempogen.editing.ops.base import compose
 from tempogen.errors import EditError
 
 
@@ -76,6 +78,53 @@ def test_states_that_do_not_follow_the_frames_are_refused(tiny, how, where) -> N
         "the op moved frames without moving their states; write it as a TimeOp (select) or a "
         "SpaceOp (maps), which move both"
     )
+
+
+@dataclass(frozen=True)
+class Shift(Op):
+    """An op with its own ``apply`` that shifts the picture ``dx`` px right: moving the states
+    with it (``honest``) or not."""
+
+    dx: float = 3.0
+    honest: bool = True
+    name: ClassVar[str] = "shift_test"
+    effects: ClassVar[dict[str, Effect]] = {"direction": FROM_STATES}
+
+    def apply(self, clip: Clip) -> Clip:
+        m = np.broadcast_to(np.array([[1.0, 0, self.dx], [0, 1, 0]]), (clip.num_frames, 2, 3))
+        labels = move(clip.labels, m, clip.size, self.name) if self.honest else clip.labels
+        return clip.evolve(affine=compose(m, clip.affine), labels=labels)
+
+
+@pytest.mark.parametrize("dx", [3.0, 0.5])
+def test_an_own_apply_that_moves_the_picture_and_its_states_is_accepted(tiny, dx) -> None:
+    """Also on a clip already cropped (its frames already carry a map to undo)."""
+    for clip in (tiny, Crop((4, 2, 60, 44))(tiny)):
+        out = Shift(dx)(clip)
+        np.testing.assert_allclose(out.labels.subject.x, clip.labels.subject.x + dx)
+
+
+def test_an_own_apply_that_moves_the_picture_only_is_refused(tiny) -> None:
+    with pytest.raises(EditError) as err:
+        Shift(3.0, honest=False)(tiny)
+    assert str(err.value).startswith(
+        "shift_test(dx=3.0, honest=False): the output's labels do not follow its frames "
+        "(object 'subject' x at frame 0)"
+    )
+
+
+def test_an_own_apply_that_drops_the_labels_is_refused(tiny) -> None:
+    @dataclass(frozen=True)
+    class Drop(Op):
+        name: ClassVar[str] = "drop_test"
+        effects: ClassVar[dict[str, Effect]] = {"direction": FROM_STATES}
+
+        def apply(self, clip: Clip) -> Clip:
+            return clip.evolve(labels=None)
+
+    with pytest.raises(EditError) as err:
+        Drop()(tiny)
+    assert str(err.value) == "drop_test: the output lost the input's per-frame labels"
 
 
 def test_an_untraceable_op_is_refused_in_full_words(tiny) -> None:
@@ -142,3 +191,130 @@ def test_ops_publish_their_parameters_as_json_schema() -> None:
     )
     assert OPS["loop"].schema["properties"]["times"] == {"type": "integer"}
     assert OPS["loop"].schema["required"] == []
+
+
+def test_ops_that_could_move_frames_without_states_are_refused_in_full_words() -> None:
+    """A TimeOp or SpaceOp may not replace apply (told which method to write instead); an op
+    outside tempogen's editing package may not replace __call__; tempogen's own may."""
+    with pytest.raises(TypeError) as err:
+
+        class Backwards(TimeOp):
+            def apply(self, clip: Clip) -> Clip:
+                return clip
+
+    assert str(err.value) == (
+        "op Backwards: a TimeOp may not override apply (it moves frames and states together); "
+        "say which frames it shows in select instead"
+    )
+    with pytest.raises(TypeError) as err:
+
+        class Flat(SpaceOp):
+            def apply(self, clip: Clip) -> Clip:
+                return clip
+
+    assert str(err.value) == (
+        "op Flat: a SpaceOp may not override apply (it moves frames and states together); "
+        "say which frames it shows in maps instead"
+    )
+    with pytest.raises(TypeError) as err:
+
+        class Unchecked(Op):
+            def __call__(self, clip: Clip) -> Clip:
+                return clip
+
+    assert str(err.value) == (
+        "op Unchecked: may not override __call__, which checks every edit's labels; subclass "
+        "TimeOp or SpaceOp, or implement apply"
+    )
+
+    class Joined(Op):  # like concat and composite, which check their own joins
+        __module__ = "tempogen.editing.ops.joined_test"
+
+        def __call__(self, clip: Clip) -> Clip:
+            return clip
+
+    assert Joined()(None) is None
+
+
+# -- parameters checked against their annotations --------------------------------------------
+@dataclass(frozen=True)
+class Knobs(Op):
+    """A plugin op with one parameter of each annotation kind a plugin may use."""
+
+    need: int
+    flag: bool = False
+    steps: list[int] = field(default_factory=list)
+    rates: tuple[float, ...] = ()
+    label: str | None = None
+    name: ClassVar[str] = "knobs_test"
+
+
+@pytest.fixture
+def knobs(monkeypatch) -> None:
+    monkeypatch.setattr(base, "OPS", dict(OPS))  # the registry stays as it was
+    register_op(Knobs)
+
+
+BAD_PARAMS = [
+    ("crop", [0, 0, "a", 24], "crop: box[2]: expected a number, got 'a'"),
+    ("crop", [0, 0, float("nan"), 24], "crop: box[2]: must be a finite number, got nan"),
+    ("crop", [0, 0, 24], "crop: box: expected 4 values, got 3: [0, 0, 24]"),
+    ("crop", {"box": 5}, "crop: box: expected a list of 4 values, got 5"),
+    ({"size": [2.5, 2]}, None, "crop: size[0]: expected a whole number, got 2.5"),
+    ({"size": [True, 2]}, None, "crop: size[0]: expected a whole number, got True"),
+    ({"size": "big"}, None, "crop: size: expected a list of 2 values or null, got 'big'"),
+    ("zoom_in", {"subject": 3}, "zoom_in: subject: expected a string, got 3"),
+    ("zoom_in", {"margin": None}, "zoom_in: margin: expected a number, got None"),
+    ("trim", {"start": True}, "trim: start: expected a number, got True"),
+    ("trim", {"end": "x"}, "trim: end: expected a number or null, got 'x'"),
+    ("trim", {"end": float("inf")}, "trim: end: must be a finite number, got inf"),
+    ("rotate", 90.0, "rotate: degrees: expected a whole number, got 90.0"),
+    ("knobs_test", {"need": "1"}, "knobs_test: need: expected a whole number, got '1'"),
+    ("knobs_test", {"need": 1, "flag": 1}, "knobs_test: flag: expected true or false, got 1"),
+    ("knobs_test", {"need": 1, "steps": 3}, "knobs_test: steps: expected a list, got 3"),
+    (
+        "knobs_test",
+        {"need": 1, "steps": [1, 2.5]},
+        "knobs_test: steps[1]: expected a whole number, got 2.5",
+    ),
+    ("knobs_test", {"need": 1, "rates": "ab"}, "knobs_test: rates: expected a list, got 'ab'"),
+    (
+        "knobs_test",
+        {"need": 1, "rates": [1.0, "x"]},
+        "knobs_test: rates[1]: expected a number, got 'x'",
+    ),
+    ("knobs_test", {"need": 1, "label": 3}, "knobs_test: label: expected a string or null, got 3"),
+]
+
+
+@pytest.mark.parametrize(("op", "params", "words"), BAD_PARAMS, ids=[b[2] for b in BAD_PARAMS])
+def test_a_parameter_of_the_wrong_kind_is_named_with_what_was_expected(
+    knobs, op, params, words
+) -> None:
+    if isinstance(op, dict):  # a crop size: with a good box
+        op, params = "crop", {"box": [0, 0, 32, 24], **op}
+    with pytest.raises(EditError) as err:
+        make_op(op, params)
+    assert str(err.value) == words
+
+
+def test_parameters_of_every_kind_that_fit_are_taken(knobs) -> None:
+    op = make_op(
+        "knobs_test", {"need": 1, "flag": True, "steps": [1, 2], "rates": [0.5, 2], "label": None}
+    )
+    assert (op.need, op.flag, op.steps, op.rates, op.label) == (1, True, [1, 2], [0.5, 2], None)
+    assert OPS_SCHEMA_KNOBS == base.OPS["knobs_test"].schema
+
+
+OPS_SCHEMA_KNOBS = {
+    "type": "object",
+    "properties": {
+        "need": {"type": "integer"},
+        "flag": {"type": "boolean"},
+        "steps": {"type": "array"},
+        "rates": {"type": "array"},
+        "label": {"anyOf": [{"type": "string"}, {"type": "null"}]},
+    },
+    "required": ["need"],  # no default, no default factory
+    "additionalProperties": False,
+}
