@@ -79,6 +79,8 @@ def test_crop_aspect_tolerance_grows_with_the_scale() -> None:
     one shrunk to half may not by 0.015 (over 2% of 0.5)."""
     out = Crop((0, 0, 20, 32.5), (40, 66))(external())  # 2.0 wide, 66 / 32.5 = 2.03 high
     assert out.size == (40, 66)
+    # exactly 2% is still allowed: 4 px blown up to 100 wide and 98 high (24.5 = 25 - 2%)
+    assert Crop((0, 0, 4, 4), (100, 98))(external()).size == (100, 98)
     with pytest.raises(EditError) as err:
         Crop((0, 0, 40, 40), (20, 20.6))(external())
     assert str(err.value) == "crop: box [0, 0, 40, 40] and size [20, 20.6] differ in aspect ratio"
