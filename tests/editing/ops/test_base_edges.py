@@ -41,6 +41,7 @@ class Tamper(Op):
             "visible": sub.with_states(visible=np.arange(sub.num_frames) != 3),
             "lit": sub.with_states(lit=np.arange(sub.num_frames) == 2),
             "angle_turn": sub.with_states(angle=sub.angle + 360.0),
+            "angle_half": sub.with_states(angle=sub.angle + np.where(np.arange(12) >= 6, 180, 0)),
             "angle_2pi": sub.with_states(
                 angle=sub.angle + np.where(np.arange(12) >= 5, 2 * np.pi, 0)
             ),
@@ -56,6 +57,9 @@ def test_states_that_follow_the_frames_are_accepted(tiny, how) -> None:
     """Float noise (1e-9 px) and a whole turn (the same orientation) are no mismatch."""
     out = Tamper(how)(tiny)
     assert out.num_frames == tiny.num_frames
+    # and for an object turned 30 degrees to begin with
+    turned = tiny.labels.subject.with_states(angle=np.full(12, 30.0))
+    assert Tamper(how)(tiny.evolve(labels=tiny.labels.with_tracks((turned,)))).num_frames == 12
 
 
 @pytest.mark.parametrize(
@@ -67,6 +71,7 @@ def test_states_that_follow_the_frames_are_accepted(tiny, how) -> None:
         ("lit", "object 'subject' lit at frame 2"),
         ("angle_2pi", "object 'subject' angle at frame 5"),  # 6.28 degrees, not a whole turn
         ("angle_small", "object 'subject' angle at frame 4"),
+        ("angle_half", "object 'subject' angle at frame 6"),  # turned upside down
         ("extra", "objects ['subject', 'ball'] for ['subject']"),
     ],
 )
@@ -110,6 +115,14 @@ def test_an_own_apply_that_moves_the_picture_only_is_refused(tiny) -> None:
     assert str(err.value).startswith(
         "shift_test(dx=3.0, honest=False): the output's labels do not follow its frames "
         "(object 'subject' x at frame 0)"
+    )
+
+
+def test_an_own_apply_whose_picture_loses_the_subject_is_refused_in_its_words(tiny) -> None:
+    with pytest.raises(EditError) as err:
+        Shift(100.0, honest=False)(tiny)
+    assert str(err.value).startswith(
+        "shift_test(dx=100.0, honest=False): object 'subject' (the square) leaves the output frame"
     )
 
 
@@ -246,6 +259,10 @@ class Knobs(Op):
     steps: list[int] = field(default_factory=list)
     rates: tuple[float, ...] = ()
     label: str | None = None
+    count: int | None = None
+    slots: tuple[int | None, ...] = ()
+    pair: tuple[int, str] = (0, "")
+    raw: list = field(default_factory=list)
     name: ClassVar[str] = "knobs_test"
 
 
@@ -284,6 +301,25 @@ BAD_PARAMS = [
         "knobs_test: rates[1]: expected a number, got 'x'",
     ),
     ("knobs_test", {"need": 1, "label": 3}, "knobs_test: label: expected a string or null, got 3"),
+    (
+        "knobs_test",
+        {"need": 1, "count": 1.5},
+        "knobs_test: count: expected a whole number or null, got 1.5",
+    ),
+    (
+        "knobs_test",
+        {"need": 1, "slots": [1, "x"]},
+        "knobs_test: slots[1]: expected a whole number or null, got 'x'",
+    ),
+    ("knobs_test", {"need": 1, "pair": [1, 2]}, "knobs_test: pair[1]: expected a string, got 2"),
+    (
+        "trim",
+        {"start": 10**400},
+        f"trim: start: must be a finite number, got {10**400!r}",
+    ),  # past any float
+    ("trim", {"bogus": 1}, "trim: unknown parameter(s) ['bogus']; parameters: start, end"),
+    ("reverse", {"x": 1}, "reverse: unknown parameter(s) ['x']; parameters: none"),
+    ("zoom_in", {"margin": 11.0}, "zoom_in: margin: must be from 0 to 10, got 11.0"),
 ]
 
 
@@ -303,7 +339,16 @@ def test_parameters_of_every_kind_that_fit_are_taken(knobs) -> None:
         "knobs_test", {"need": 1, "flag": True, "steps": [1, 2], "rates": [0.5, 2], "label": None}
     )
     assert (op.need, op.flag, op.steps, op.rates, op.label) == (1, True, [1, 2], [0.5, 2], None)
-    assert OPS_SCHEMA_KNOBS == base.OPS["knobs_test"].schema
+    op = make_op(
+        "knobs_test",
+        {"need": 1, "count": None, "slots": [1, None], "pair": [1, "a"], "raw": [1, "a"]},
+    )
+    assert (op.slots, op.pair, op.raw) == ([1, None], [1, "a"], [1, "a"])
+    schema = base.OPS["knobs_test"].schema
+    props = OPS_SCHEMA_KNOBS["properties"]
+    assert {k: schema["properties"][k] for k in props} == props
+    assert schema["required"] == ["need"] and schema["type"] == "object"
+    assert schema["additionalProperties"] is False
 
 
 OPS_SCHEMA_KNOBS = {
@@ -318,3 +363,49 @@ OPS_SCHEMA_KNOBS = {
     "required": ["need"],  # no default, no default factory
     "additionalProperties": False,
 }
+
+
+# -- time ops ----------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Pick(TimeOp):
+    """A time op showing the frames ``frames`` gives for a clip of n frames (or, with
+    ``fickle``, the clip forwards on a first call and backwards on the next)."""
+
+    frames: str = "none"
+    name: ClassVar[str] = "pick_test"
+    effects: ClassVar[dict[str, Effect]] = {"direction": FROM_STATES}
+    calls: ClassVar[list[int]] = []
+
+    def select(self, clip: Clip) -> np.ndarray:
+        n = clip.num_frames
+        if self.frames == "fickle":
+            self.calls.append(1)
+            return np.arange(n) if len(self.calls) % 2 else np.arange(n)[::-1]
+        return {"none": np.arange(0), "past": np.arange(n + 1)}[self.frames]
+
+
+def test_time_op_refusals_in_full_words(tiny) -> None:
+    with pytest.raises(EditError) as err:
+        Pick("none")(tiny)
+    assert str(err.value) == "pick_test: the edit leaves no frames"
+    with pytest.raises(EditError) as err:
+        Pick("past")(tiny)
+    assert (
+        str(err.value)
+        == "pick_test: select() must give frame numbers 0..11, got int64 from 0 to 12"
+    )
+    Pick.calls.clear()
+    with pytest.raises(EditError) as err:
+        Pick("fickle")(tiny)
+    assert str(err.value) == "pick_test: select() gave another time map on a second call"
+
+
+def test_an_edit_past_the_cost_limit_is_refused_with_the_estimate() -> None:
+    """200 frames slowed 1000 times: 199,001 frames, past the 144,000 a clip may have."""
+    from tempogen.editing import Speed
+
+    clip = Clip.from_array(np.zeros((200, 8, 8, 3), np.uint8), 10.0)
+    with pytest.raises(EditError) as err:
+        Speed(0.001)(clip)
+    assert str(err.value).startswith("speed(factor=0.001): about 199,001 frames of 8x8 (")
+    assert "is longer than 144,000 (600 s at 240 fps)" in str(err.value)
