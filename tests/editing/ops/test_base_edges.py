@@ -409,3 +409,13 @@ def test_an_edit_past_the_cost_limit_is_refused_with_the_estimate() -> None:
         Speed(0.001)(clip)
     assert str(err.value).startswith("speed(factor=0.001): about 199,001 frames of 8x8 (")
     assert "is longer than 144,000 (600 s at 240 fps)" in str(err.value)
+
+
+def test_a_vinoground_pairs_segments_ride_through_a_picture_edit() -> None:
+    """A pair's ``segments`` (which frames show which caption) are no fact to map: a mirror
+    keeps them as they are."""
+    from tempogen.editing import Mirror, pair_with_black_gap
+
+    clip = Clip.from_array(np.zeros((4, 8, 8, 3), np.uint8), 4.0)
+    pair = pair_with_black_gap(clip, clip, 0.5)
+    assert Mirror("horizontal")(pair).facts == pair.facts
