@@ -409,6 +409,7 @@ def test_an_edit_past_the_cost_limit_is_refused_with_the_estimate() -> None:
         Speed(0.001)(clip)
     assert str(err.value).startswith("speed(factor=0.001): about 199,001 frames of 8x8 (")
     assert "is longer than 144,000 (600 s at 240 fps)" in str(err.value)
+    assert "roughly 37 s of one core's time" in str(err.value)  # an edit's cost, not a render's
 
 
 def test_a_vinoground_pairs_segments_ride_through_a_picture_edit() -> None:
