@@ -75,6 +75,10 @@ MODULES: dict[str, tuple[str, list[str]]] = {
 }
 for _op in ("base", "flip", "joins", "loop", "reverse", "speed", "trim", "view"):
     MODULES[f"ops.{_op}"] = (f"editing/ops/{_op}.py", EDITING_TESTS)
+# the ops' own edge cases (tests/editing/ops/test_<op>_edges.py) join their op's set
+for _op in ("joins", "view", "base"):
+    _src, _tests = MODULES[f"ops.{_op}"]
+    MODULES[f"ops.{_op}"] = (_src, [*_tests, f"tests/editing/ops/test_{_op}_edges.py"])
 MODULES.update(
     {
         # the row checker fed broken rows in-process (a CLI subprocess is not traced by

@@ -246,7 +246,8 @@ def _first_mismatch(want: Labels, got: Labels) -> str | None:
             diff = ~np.isclose(wa, ga, atol=1e-6) if wa.dtype.kind == "f" else wa != ga
             if diff.any():
                 return f"object {a.name!r} {field} at frame {int(np.flatnonzero(diff)[0])}"
-        turn = np.angle(np.exp(1j * (a.angle - b.angle)))
+        # angles are degrees: the same orientation a whole turn apart is no mismatch
+        turn = np.angle(np.exp(1j * np.deg2rad(a.angle - b.angle)))
         if (np.abs(turn) > 1e-6).any():
             return f"object {a.name!r} angle at frame {int(np.flatnonzero(np.abs(turn) > 1e-6)[0])}"
     return None
