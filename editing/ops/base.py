@@ -141,7 +141,9 @@ class Op:
                     E.check_time(label, declared[k], k, sel)
                     if rel is not None:
                         E.check_space(label, declared[k], k, rel)
-                moved[k] = v if k == "segments" else declared[k].map(k, v)
+                moved[k] = (
+                    _move_segments(label, v, sel) if k == "segments" else declared[k].map(k, v)
+                )
             out = out.evolve(facts=moved)
         if clip.labels is not None and out.labels is not None:
             fact = clip.labels.query.fact
@@ -162,6 +164,26 @@ class Op:
     def apply(self, clip: Clip) -> Clip:
         """The edited clip: frames (time map, per-frame transforms) and states moved."""
         raise NotImplementedError
+
+
+def _move_segments(
+    label: str, segments: Mapping[str, Any], sel: np.ndarray | None
+) -> dict[str, list[int]]:
+    """A pair's frame ranges (``pos``, ``gap``, ``neg``) after an edit: the output frames that
+    show each range's input frames. Refused where a range is lost, split or shown twice."""
+    if sel is None:
+        raise EditError(f"{label}: cannot tell which frames show the pair's segments after it")
+    out = {}
+    for name, (start, end) in segments.items():
+        j = np.flatnonzero((sel >= start) & (sel <= end))
+        if len(j) == 0:
+            raise EditError(f"{label}: drops the pair's {name!r} frames ({start}-{end})")
+        if j[-1] - j[0] + 1 != len(j):
+            raise EditError(
+                f"{label}: the pair's {name!r} frames ({start}-{end}) would no longer be one run"
+            )
+        out[name] = [int(j[0]), int(j[-1])]
+    return out
 
 
 def _q(clip: Clip) -> str:

@@ -159,7 +159,7 @@ def test_an_untraceable_op_is_refused_in_full_words(tiny) -> None:
 
 # -- the registry -------------------------------------------------------------------------------
 def test_register_op_refuses_a_nameless_or_second_op_and_allows_the_same_twice(monkeypatch) -> None:
-    monkeypatch.setattr(base, "OPS", dict(OPS))  # the registry stays as it was
+    monkeypatch.setattr(base, "OPS", OPS.copy())  # the registry stays as it was
 
     @dataclass(frozen=True)
     class Nameless(Op):
@@ -268,7 +268,7 @@ class Knobs(Op):
 
 @pytest.fixture
 def knobs(monkeypatch) -> None:
-    monkeypatch.setattr(base, "OPS", dict(OPS))  # the registry stays as it was
+    monkeypatch.setattr(base, "OPS", OPS.copy())  # the registry stays as it was
     register_op(Knobs)
 
 
@@ -420,3 +420,41 @@ def test_a_vinoground_pairs_segments_ride_through_a_picture_edit() -> None:
     clip = Clip.from_array(np.zeros((4, 8, 8, 3), np.uint8), 4.0)
     pair = pair_with_black_gap(clip, clip, 0.5)
     assert Mirror("horizontal")(pair).facts == pair.facts
+
+
+def _pair() -> Clip:
+    """A Vinoground pair: 4 frames of a positive clip, 2 of black, 4 of a negative one."""
+    from tempogen.editing import pair_with_black_gap
+
+    pos = Clip.from_array(np.full((4, 8, 8, 3), 50, np.uint8), 4.0)
+    neg = Clip.from_array(np.full((4, 8, 8, 3), 200, np.uint8), 4.0)
+    return pair_with_black_gap(pos, neg, 0.5)
+
+
+def test_a_pairs_segments_move_with_the_frames_of_a_time_edit() -> None:
+    """Reversed, the negative clip comes first: its frames 6-9 are now 0-3 (they were kept
+    as 0-3 = positive, the wrong caption's frames)."""
+    from tempogen.editing import Reverse, Speed
+
+    pair = _pair()
+    assert pair.facts["segments"] == {"pos": [0, 3], "gap": [4, 5], "neg": [6, 9]}
+    out = Reverse()(pair)
+    assert out.facts["segments"] == {"pos": [6, 9], "gap": [4, 5], "neg": [0, 3]}
+    frames = out.to_array()
+    assert (frames[0:4] == 200).all() and (frames[6:10] == 50).all()
+    slow = Speed(0.5)(pair)  # every frame twice (the last once): the runs double
+    assert slow.facts["segments"] == {"pos": [0, 7], "gap": [8, 11], "neg": [12, 18]}
+
+
+@pytest.mark.parametrize(
+    ("pipeline", "words"),
+    [
+        ({"trim": {"start": 0.0, "end": 1.0}}, "drops the pair's 'gap' frames (4-5)"),
+        ({"loop": {"times": 2}}, "the pair's 'pos' frames (0-3) would no longer be one run"),
+    ],
+)
+def test_an_edit_that_loses_or_splits_a_pairs_segment_is_refused(pipeline, words) -> None:
+    ((name, params),) = pipeline.items()
+    with pytest.raises(EditError) as err:
+        make_op(name, params)(_pair())
+    assert words in str(err.value)
