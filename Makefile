@@ -23,11 +23,14 @@ $(VENV)/.installed: pyproject.toml
 dataset: setup
 	$(VENV)/bin/tempogen generate --config $(CONFIG) --out $(OUT) $(if $(JOBS),-j $(JOBS),)
 
+# two pytest-xdist workers (the machine's two cores), each test file whole on one of them
+# (tests/conftest.py); -n stays out of pytest's addopts: scripts/mutate.py forks pytest itself
+TESTWORKERS ?= 2
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadgroup
 
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadgroup -m "not slow"
 
 quality: setup
 	$(VENV)/bin/ruff check .

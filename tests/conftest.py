@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kit import run_cli, shared_build
 
 from tempogen.questions import TASKS
 from tempogen.video import sha256_file, write_video
@@ -100,6 +101,41 @@ def small_build(tmp_path_factory) -> Path:
     from tempogen.builders.dataset.build import build_dataset
     from tempogen.config import config_from_dict
 
-    out = tmp_path_factory.mktemp("small-local")
-    build_dataset(config_from_dict(SMALL_BUILD, "small.yaml"), out, jobs=2, progress=False)
-    return out
+    def make(out: Path) -> None:
+        build_dataset(config_from_dict(SMALL_BUILD, "small.yaml"), out, jobs=2, progress=False)
+
+    return shared_build(tmp_path_factory, "small-local", make)
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory) -> Path:
+    """``configs/tiny.yaml`` built through the CLI (about a minute), once for the whole run:
+    read only (a test that changes it copies it first; files written beside it are fine)."""
+
+    def make(folder: Path) -> None:
+        res = run_cli(
+            "generate", "--config", "configs/tiny.yaml", "--out", folder / "ds", "-j", "2", "-q",
+            timeout=600,
+        )  # fmt: skip
+        assert res.returncode == 0, res.stderr
+
+    return shared_build(tmp_path_factory, "tiny", make) / "ds"
+
+
+# Under pytest-xdist (`make test` runs `-n 2 --dist loadgroup`), a test file runs whole on one
+# worker, as with --dist loadfile, so its module-scoped builds are made once; a test that names
+# its own xdist_group (the quick benches, one each) goes where that group goes.
+ONE_WORKER = {
+    # two Ray clusters at once on two cores would starve each other: one worker runs both files
+    "tests/test_ray.py": "ray",
+    "tests/test_ray_cluster.py": "ray",
+}
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items) -> None:
+    """Each test without an xdist group is put in its file's (see above)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            path = item.nodeid.split("::", 1)[0]
+            item.add_marker(pytest.mark.xdist_group(ONE_WORKER.get(path, path)))

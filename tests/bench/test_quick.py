@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import json
 import math
 import subprocess
@@ -14,24 +15,47 @@ ROOT = Path(__file__).resolve().parents[2]
 KEYS = ["bench", "figure", "ours", "peer", "peer_value", "unit", "ratio"]
 
 
+def _benches() -> list[str]:
+    """The benches bench/run_all.py's table names (read from its source: importing it would
+    put bench/ and the repository on this process's import path)."""
+    tree = ast.parse((ROOT / "bench" / "run_all.py").read_text(encoding="utf-8"))
+    (table,) = [
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "BENCHES"
+    ]
+    return list(ast.literal_eval(table))
+
+
+def test_make_bench_runs_every_bench() -> None:
+    """Every bench under bench/ is in run_all's table (none forgotten, none unknown)."""
+    benches = {p.stem.removeprefix("bench_") for p in (ROOT / "bench").glob("bench_*.py")}
+    assert set(_benches()) == benches
+
+
+# One test per bench (``make bench QUICK=1`` runs them all in one process): each its own xdist
+# group, so two workers share them out instead of one running them all.
 @pytest.mark.slow
-def test_make_bench_quick_runs_every_bench(tmp_path) -> None:
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=pytest.mark.xdist_group(f"bench-{n}")) for n in _benches()]
+)
+def test_make_bench_quick_runs_every_bench(name: str, tmp_path) -> None:
     out = tmp_path / "results.jsonl"
     proc = subprocess.run(
-        [sys.executable, "bench/run_all.py", "--quick", "--out", str(out)],
+        [sys.executable, "bench/run_all.py", "--quick", "--only", name, "--out", str(out)],
         cwd=ROOT, capture_output=True, text=True, timeout=900,
     )  # fmt: skip
     assert proc.returncode == 0, (proc.stdout + proc.stderr)[-4000:]
     rows = [json.loads(line) for line in out.read_text().splitlines()]
-    benches = {p.stem.removeprefix("bench_") for p in (ROOT / "bench").glob("bench_*.py")}
-    assert {r["bench"] for r in rows} == benches  # every bench, none forgotten
+    assert rows and {r["bench"] for r in rows} == {name}
     for r in rows:
         assert sorted(r) == sorted(KEYS), r
         assert all(math.isfinite(r[k]) and r[k] > 0 for k in ("ours", "peer_value", "ratio")), r
         assert math.isclose(r["ratio"], r["ours"] / r["peer_value"], rel_tol=1e-3), r
-    figures = {r["figure"] for r in rows if r["bench"] == "human"}
-    assert any(f.startswith("human clip") for f in figures)  # issue 12: vs the naive loop
-    assert any(f.startswith("3D-object clip") for f in figures)
+    if name == "human":
+        figures = {r["figure"] for r in rows}
+        assert any(f.startswith("human clip") for f in figures)  # issue 12: vs the naive loop
+        assert any(f.startswith("3D-object clip") for f in figures)
 
 
 def test_gpu_frame_dump_is_deterministic_and_compares(tmp_path) -> None:
