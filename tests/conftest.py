@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
-from kit import run_cli, shared_build
+from kit import run_cli, run_lock, shared_build
 
 from tempogen.questions import TASKS
 from tempogen.video import sha256_file, write_video
@@ -122,20 +123,9 @@ def tiny_dataset(tmp_path_factory) -> Path:
     return shared_build(tmp_path_factory, "tiny", make) / "ds"
 
 
-# Under pytest-xdist (`make test` runs `-n 2 --dist loadgroup`), a test file runs whole on one
-# worker, as with --dist loadfile, so its module-scoped builds are made once; a test that names
-# its own xdist_group (the quick benches, one each) goes where that group goes.
-ONE_WORKER = {
-    # two Ray clusters at once on two cores would starve each other: one worker runs both files
-    "tests/test_ray.py": "ray",
-    "tests/test_ray_cluster.py": "ray",
-}
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_collection_modifyitems(config, items) -> None:
-    """Each test without an xdist group is put in its file's (see above)."""
-    for item in items:
-        if item.get_closest_marker("xdist_group") is None:
-            path = item.nodeid.split("::", 1)[0]
-            item.add_marker(pytest.mark.xdist_group(ONE_WORKER.get(path, path)))
+@pytest.fixture(scope="module")
+def one_ray_cluster(tmp_path_factory) -> Iterator[None]:
+    """Held by a test module that starts a Ray cluster: under pytest-xdist (`make test`) two
+    clusters at once on two cores would starve each other, so the other worker waits."""
+    with run_lock(tmp_path_factory, "ray"):
+        yield

@@ -3,13 +3,14 @@ on the import path through its conftest)."""
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -92,17 +93,29 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
+def _run_folder(tmp_path_factory: Any) -> Path:
+    """The folder of this test run that every pytest-xdist worker sees (the base temp folder
+    without xdist; its parent, which holds each worker's, with it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def run_lock(tmp_path_factory: Any, name: str) -> Iterator[None]:
+    """An exclusive lock named ``name`` across this run's pytest-xdist workers."""
+    with open(_run_folder(tmp_path_factory) / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
 def shared_build(tmp_path_factory: Any, name: str, make: Callable[[Path], object]) -> Path:
     """The folder ``name`` that ``make(folder)`` fills, made once per test run: under
     pytest-xdist the workers share it (the first one makes it, under a file lock; the others
     wait, then read it), so a session-wide build is paid once, not once per worker. Read only:
     a test that changes it copies it first."""
-    base = tmp_path_factory.getbasetemp()
-    if os.environ.get("PYTEST_XDIST_WORKER"):  # <run>/popen-gwN: share <run>
-        base = base.parent
+    base = _run_folder(tmp_path_factory)
     folder, done = base / f"shared-{name}", base / f"shared-{name}.done"
-    with open(base / f"shared-{name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with run_lock(tmp_path_factory, f"shared-{name}"):
         if not done.exists():
             if folder.exists():  # a worker that failed to make it: start afresh
                 shutil.rmtree(folder)

@@ -14,6 +14,8 @@ import pytest
 import ray  # the ray extra (in dev): pip install -e '.[dev]'; a missing one fails, not skips
 from kit import build_files, differing
 
+pytestmark = pytest.mark.usefixtures("one_ray_cluster")  # one cluster at a time
+
 
 @pytest.fixture(scope="module")
 def small_config(small_build_config):

@@ -23,6 +23,8 @@ from kit import build_files, differing
 BIN = Path(sys.executable).parent
 START_TIMEOUT = 60.0
 
+pytestmark = pytest.mark.usefixtures("one_ray_cluster")  # one cluster at a time
+
 
 def _free_port() -> int:
     with socket.socket() as s:

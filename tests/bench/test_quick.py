@@ -33,12 +33,10 @@ def test_make_bench_runs_every_bench() -> None:
     assert set(_benches()) == benches
 
 
-# One test per bench (``make bench QUICK=1`` runs them all in one process): each its own xdist
-# group, so two workers share them out instead of one running them all.
+# One test per bench (``make bench QUICK=1`` runs them all in one process): a failure names
+# its bench, and ``-k`` reruns one.
 @pytest.mark.slow
-@pytest.mark.parametrize(
-    "name", [pytest.param(n, marks=pytest.mark.xdist_group(f"bench-{n}")) for n in _benches()]
-)
+@pytest.mark.parametrize("name", _benches())
 def test_make_bench_quick_runs_every_bench(name: str, tmp_path) -> None:
     out = tmp_path / "results.jsonl"
     proc = subprocess.run(
