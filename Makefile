@@ -23,11 +23,15 @@ $(VENV)/.installed: pyproject.toml
 dataset: setup
 	$(VENV)/bin/tempogen generate --config $(CONFIG) --out $(OUT) $(if $(JOBS),-j $(JOBS),)
 
+# two pytest-xdist workers (the machine's two cores), each test file whole on one of them, so
+# its module-scoped builds are made once (loadgroup does not group under pytest 9.2); -n stays
+# out of pytest's addopts: scripts/mutate.py runs pytest itself
+TESTWORKERS ?= 2
 test: setup
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile
 
 test-fast: setup
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile -m "not slow"
 
 quality: setup
 	$(VENV)/bin/ruff check .

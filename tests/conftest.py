@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kit import run_cli, run_lock, shared_build
 
 from tempogen.questions import TASKS
 from tempogen.video import sha256_file, write_video
@@ -100,6 +102,30 @@ def small_build(tmp_path_factory) -> Path:
     from tempogen.builders.dataset.build import build_dataset
     from tempogen.config import config_from_dict
 
-    out = tmp_path_factory.mktemp("small-local")
-    build_dataset(config_from_dict(SMALL_BUILD, "small.yaml"), out, jobs=2, progress=False)
-    return out
+    def make(out: Path) -> None:
+        build_dataset(config_from_dict(SMALL_BUILD, "small.yaml"), out, jobs=2, progress=False)
+
+    return shared_build(tmp_path_factory, "small-local", make)
+
+
+@pytest.fixture(scope="session")
+def tiny_dataset(tmp_path_factory) -> Path:
+    """``configs/tiny.yaml`` built through the CLI (about a minute), once for the whole run:
+    read only (a test that changes it copies it first; files written beside it are fine)."""
+
+    def make(folder: Path) -> None:
+        res = run_cli(
+            "generate", "--config", "configs/tiny.yaml", "--out", folder / "ds", "-j", "2", "-q",
+            timeout=600,
+        )  # fmt: skip
+        assert res.returncode == 0, res.stderr
+
+    return shared_build(tmp_path_factory, "tiny", make) / "ds"
+
+
+@pytest.fixture(scope="module")
+def one_ray_cluster(tmp_path_factory) -> Iterator[None]:
+    """Held by a test module that starts a Ray cluster: under pytest-xdist (`make test`) two
+    clusters at once on two cores would starve each other, so the other worker waits."""
+    with run_lock(tmp_path_factory, "ray"):
+        yield

@@ -3,31 +3,46 @@ on the import path through its conftest)."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
+import shutil
 import subprocess
 import sys
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[1]
 
+# The lmms-eval task names its own folder's absolute path (datasets resolves it from the cwd):
+# the one file of a build whose bytes depend on where the build lies.
+NAMES_ITS_FOLDER = "lmms_eval/tempogen_tomato/tempogen_tomato.yaml"
 
-def tempogen(
+
+def run_cli(
     *args: str | Path,
-    cwd: Path = REPO,
+    cwd: Path | None = REPO,
     pythonpath: str | None = None,
-    env: dict[str, str] | None = None,
+    env: Mapping[str, str | None] | None = None,
     timeout: float = 300,
+    check: bool = False,
+    preexec_fn: Callable[[], Any] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``python -m tempogen.cli ARGS`` in a fresh process (nothing imported yet) run from
-    ``cwd``; ``pythonpath`` replaces PYTHONPATH ("" clears it), ``env`` adds variables."""
+    ``cwd`` (None: this process's); ``pythonpath`` replaces PYTHONPATH ("" clears it), ``env``
+    adds variables (a None value removes one); ``check`` raises on a non-zero exit."""
     environ = dict(os.environ)
     if pythonpath is not None:
         environ.pop("PYTHONPATH", None)
         if pythonpath:
             environ["PYTHONPATH"] = pythonpath
-    environ.update(env or {})
+    for key, value in (env or {}).items():
+        if value is None:
+            environ.pop(key, None)
+        else:
+            environ[key] = value
     return subprocess.run(
         [sys.executable, "-m", "tempogen.cli", *map(str, args)],
         cwd=cwd,
@@ -35,7 +50,36 @@ def tempogen(
         capture_output=True,
         text=True,
         timeout=timeout,
+        check=check,
+        preexec_fn=preexec_fn,
     )
+
+
+tempogen = run_cli  # the name the first kit users import
+
+
+def build_files(
+    root: Path, *, hidden: bool = False, ignore: Collection[str] = ()
+) -> dict[str, bytes]:
+    """Every file under ``root`` by its POSIX path relative to ``root``, with its bytes.
+    Without ``hidden``, a path with any part starting with "." is left out (a build's lock,
+    journal and temp files); ``ignore`` leaves out the paths, or file names, it lists."""
+    out: dict[str, bytes] = {}
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root)
+        if not p.is_file() or rel.as_posix() in ignore or p.name in ignore:
+            continue
+        if not hidden and any(part.startswith(".") for part in rel.parts):
+            continue
+        out[rel.as_posix()] = p.read_bytes()
+    return out
+
+
+def differing(got: Mapping[str, bytes], want: Mapping[str, bytes]) -> list[str]:
+    """The paths whose bytes differ between two builds' files (asserting both hold the same
+    paths); the file that names its folder (``NAMES_ITS_FOLDER``) is compared by name only."""
+    assert sorted(got) == sorted(want)
+    return [k for k in want if k != NAMES_ITS_FOLDER and got[k] != want[k]]
 
 
 def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
@@ -47,3 +91,34 @@ def write_jsonl(path: Path, rows: list[dict[str, Any]]) -> Path:
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """The rows of a JSON-lines file."""
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def _run_folder(tmp_path_factory: Any) -> Path:
+    """The folder of this test run that every pytest-xdist worker sees (the base temp folder
+    without xdist; its parent, which holds each worker's, with it)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def run_lock(tmp_path_factory: Any, name: str) -> Iterator[None]:
+    """An exclusive lock named ``name`` across this run's pytest-xdist workers."""
+    with open(_run_folder(tmp_path_factory) / f"{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        yield
+
+
+def shared_build(tmp_path_factory: Any, name: str, make: Callable[[Path], object]) -> Path:
+    """The folder ``name`` that ``make(folder)`` fills, made once per test run: under
+    pytest-xdist the workers share it (the first one makes it, under a file lock; the others
+    wait, then read it), so a session-wide build is paid once, not once per worker. Read only:
+    a test that changes it copies it first."""
+    base = _run_folder(tmp_path_factory)
+    folder, done = base / f"shared-{name}", base / f"shared-{name}.done"
+    with run_lock(tmp_path_factory, f"shared-{name}"):
+        if not done.exists():
+            if folder.exists():  # a worker that failed to make it: start afresh
+                shutil.rmtree(folder)
+            make(folder)
+            done.touch()
+    return folder

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from kit import run_cli
 
 from tempogen.generators.motion import motions_for
 from tempogen.questions import TASKS
@@ -18,17 +19,6 @@ from tempogen.video import sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).parent / "tempogen"
-
-
-def cli(*args: str, preexec_fn=None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=REPO,
-        preexec_fn=preexec_fn,
-    )
 
 
 def one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> str:
@@ -60,15 +50,15 @@ def test_help():
 
 
 def test_validate_and_plugins_options_are_listed():
-    proc = cli("validate", "--help")
+    proc = run_cli("validate", "--help")
     assert proc.returncode == 0 and "--plugins" in proc.stdout and "lmms_eval/" in proc.stdout
     for cmd in (["edit"], ["audit", "verify"]):
-        proc = cli(*cmd, "--help")
+        proc = run_cli(*cmd, "--help")
         assert proc.returncode == 0 and "--plugins MOD[,MOD...]" in proc.stdout, cmd
 
 
 def test_plugins_must_be_module_names(tmp_path):
-    proc = cli("validate", str(tmp_path), "--plugins", "ok_mod,not a module")
+    proc = run_cli("validate", str(tmp_path), "--plugins", "ok_mod,not a module")
     assert proc.returncode == 2
     assert "argument --plugins: 'not a module' is not a module name" in proc.stderr
 
@@ -76,12 +66,12 @@ def test_plugins_must_be_module_names(tmp_path):
 def test_a_broken_manifest_is_one_line_naming_file_line_and_field(tmp_path):
     manifest = write(tmp_path / "m.jsonl", '{"id": "a", "video": "a.mp4"}\n{oops\n')
     one_line_error(
-        cli("audit", "verify", "--manifest", str(manifest), "-q"),
+        run_cli("audit", "verify", "--manifest", str(manifest), "-q"),
         f"{manifest}:2: not valid JSON",
     )
     short = write(tmp_path / "short.jsonl", '{"id": "a", "video": "a.mp4"}\n')
     one_line_error(
-        cli("audit", "validity", "--manifest", str(short)),
+        run_cli("audit", "validity", "--manifest", str(short)),
         f"{short}:1: task: required field is missing",
     )
 
@@ -98,29 +88,29 @@ def test_motions_lists_every_task():
 
 
 def test_no_command_is_a_usage_error():
-    proc = cli()
+    proc = run_cli()
     assert proc.returncode == 2 and "usage: tempogen" in proc.stderr
 
 
 def test_invalid_config(tmp_path):
     cfg = write(tmp_path / "bad.yaml", 'seed: 1\nfps: "fast"\n')
-    proc = cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
+    proc = run_cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
     one_line_error(proc, str(cfg), "fps")
     assert not (tmp_path / "out").exists()
 
 
 def test_unknown_task(tmp_path):
     cfg = write(tmp_path / "tasks.yaml", "tasks: [count, dancing]\n")
-    proc = cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
+    proc = run_cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
     one_line_error(proc, str(cfg), "tasks[1]", "dancing")
 
 
 def test_bad_yaml_and_missing_config(tmp_path):
     cfg = write(tmp_path / "syntax.yaml", "seed: 1\nsize: [64, 48]]\n")
-    proc = cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
+    proc = run_cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
     one_line_error(proc, f"{cfg}:2: not valid YAML")
     missing = tmp_path / "missing.yaml"
-    proc = cli("generate", "--config", str(missing), "--out", str(tmp_path / "out"), "-q")
+    proc = run_cli("generate", "--config", str(missing), "--out", str(tmp_path / "out"), "-q")
     one_line_error(proc, str(missing))
 
 
@@ -128,14 +118,14 @@ def test_unwritable_output(tmp_path):
     cfg = write(tmp_path / "ok.yaml", "samples_per_task: 1\ntasks: [direction]\n")
     blocker = write(tmp_path / "not_a_folder", "x")
     out = blocker / "dataset"
-    proc = cli("generate", "--config", str(cfg), "--out", str(out), "-q")
+    proc = run_cli("generate", "--config", str(cfg), "--out", str(out), "-q")
     one_line_error(proc, str(out))
     assert blocker.read_text() == "x"
 
 
 def test_jobs_must_be_positive(tmp_path):
     cfg = write(tmp_path / "ok.yaml", "samples_per_task: 1\n")
-    proc = cli("generate", "--config", str(cfg), "--out", str(tmp_path / "o"), "-j", "0")
+    proc = run_cli("generate", "--config", str(cfg), "--out", str(tmp_path / "o"), "-j", "0")
     one_line_error(proc, "-j/--jobs")
     assert not (tmp_path / "o").exists()
 
@@ -153,7 +143,7 @@ def _limit_file_size():
 def _disk_full_run(tmp_path: Path, config: str) -> tuple[subprocess.CompletedProcess, Path]:
     cfg = write(tmp_path / "cfg.yaml", config)
     out = tmp_path / "out"
-    proc = cli("generate", "--config", str(cfg), "--out", str(out), "-j", "1", "-q",
+    proc = run_cli("generate", "--config", str(cfg), "--out", str(out), "-j", "1", "-q",
                preexec_fn=_limit_file_size)  # fmt: skip
     return proc, out
 

@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from kit import run_cli
+
 PLUGIN_BUG = '''
 from tempogen.generators.motion import Motion, Scene, register_motion
 
@@ -94,12 +96,8 @@ HUGE = "size: [7680, 7680]\nfps: 240\nduration: [600, 600]\n"
 
 
 def _tempogen(tmp_path: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
-    env = {**os.environ, "PYOPENGL_PLATFORM": "egl"}
-    env.pop("TEMPOGEN_ALLOW_LARGE", None)
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *args],
-        capture_output=True, text=True, timeout=timeout, cwd=tmp_path, env=env,
-    )  # fmt: skip
+    env = {"PYOPENGL_PLATFORM": "egl", "TEMPOGEN_ALLOW_LARGE": None}
+    return run_cli(*args, timeout=timeout, cwd=tmp_path, env=env)
 
 
 def test_a_huge_config_is_refused_at_once_with_its_estimate(tmp_path):

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from kit import tempogen
+from kit import build_files, tempogen
 
 from tempogen.video import write_video
 
@@ -63,12 +63,8 @@ def pipeline(tmp: Path, text: str = "{mirror: [{mirror: horizontal}]}\n") -> Pat
 
 
 def files(root: Path) -> dict[str, bytes]:
-    """Every file's bytes (but the lock a refused run may leave: empty of meaning)."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in root.rglob("*")
-        if p.is_file() and p.name != ".tempogen.lock"
-    }
+    """Every file's bytes, hidden ones too (but the lock a refused run may leave)."""
+    return build_files(root, hidden=True, ignore={".tempogen.lock"})
 
 
 # -- class 1: names that become paths -------------------------------------------------------

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 import ray  # the ray extra (in dev): pip install -e '.[dev]'; a missing one fails, not skips
+from kit import build_files, differing
+
+pytestmark = pytest.mark.usefixtures("one_ray_cluster")  # one cluster at a time
 
 
 @pytest.fixture(scope="module")
@@ -19,21 +22,6 @@ def small_config(small_build_config):
     from tempogen.config import config_from_dict
 
     return lambda: config_from_dict(small_build_config, "small.yaml")
-
-
-# The lmms-eval task names its own folder's absolute path (datasets resolves it from the cwd).
-NAMES_ITS_FOLDER = "lmms_eval/tempogen_tomato/tempogen_tomato.yaml"
-
-
-def files(root: Path) -> dict[str, bytes]:
-    """Every file a build wrote (its lock, and the one file that names the folder, aside)."""
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file()
-        and not p.name.startswith(".tempogen-")
-        and p.relative_to(root).as_posix() != NAMES_ITS_FOLDER
-    }
 
 
 @pytest.fixture(scope="module")
@@ -64,13 +52,12 @@ def test_ray_build_is_byte_identical_to_the_local_one(cluster, local_build, smal
 
     summary = build_dataset(small_config(), tmp_path, progress=False, executor="ray")
     assert summary.variants >= 1
-    want, got = files(local_build), files(tmp_path)
+    want, got = build_files(local_build), build_files(tmp_path)
     assert (tmp_path / "manifest.jsonl").read_bytes() == (
         local_build / "manifest.jsonl"
     ).read_bytes()
-    assert sorted(got) == sorted(want)
     assert any(k.startswith("vinoground/videos/") for k in got)
-    assert [k for k in want if got[k] != want[k]] == []
+    assert differing(got, want) == []
     row_video = next(k for k in got if k.startswith("videos/") and "~" not in k)
     assert (read_video(tmp_path / row_video) == read_video(local_build / row_video)).all()
     assert not list(tmp_path.rglob(".*.partial")) and not list(tmp_path.rglob(".*.tmp"))
@@ -124,11 +111,11 @@ def test_a_worker_killed_mid_clip_is_retried_and_a_rerun_resumes(
     assert reused == [True] * len(specs)
     want = {
         k: v
-        for k, v in files(local_build).items()
+        for k, v in build_files(local_build).items()
         if k.split("/")[0] in ("videos", "sheets", "clips")
     }
     want = {k: v for k, v in want.items() if "~" not in k}  # edited variants: a later stage
-    assert files(tmp_path) == want
+    assert build_files(tmp_path) == want
     assert [r["id"] for r in rows] == [s.id for s in specs]
     assert not list(tmp_path.rglob(".*.partial")) and not list(tmp_path.rglob(".*.tmp"))
 

@@ -18,9 +18,12 @@ from pathlib import Path
 import pytest
 import ray  # noqa: F401  the ray extra (in dev): a missing one fails, not skips
 from ftp_server import ftp_server
+from kit import build_files, differing
 
 BIN = Path(sys.executable).parent
 START_TIMEOUT = 60.0
+
+pytestmark = pytest.mark.usefixtures("one_ray_cluster")  # one cluster at a time
 
 
 def _free_port() -> int:
@@ -33,18 +36,6 @@ def _listening(port: int) -> bool:
     with socket.socket() as s:
         s.settimeout(0.2)
         return s.connect_ex(("127.0.0.1", port)) == 0
-
-
-# The lmms-eval task names its own folder's absolute path (datasets resolves it from the cwd).
-NAMES_ITS_FOLDER = "lmms_eval/tempogen_tomato/tempogen_tomato.yaml"
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not any(s.startswith(".") for s in p.relative_to(root).parts)
-    }
 
 
 def _cluster_env() -> dict[str, str]:
@@ -114,9 +105,7 @@ def test_generate_against_a_head_node(tmp_path, small_build, small_build_config)
         assert f"manifest: {base}/ds/manifest.jsonl" in run.stdout
         out = served / "ds"
         assert (out / "manifest.jsonl").read_bytes() == (local / "manifest.jsonl").read_bytes()
-        got, want = _files(out), _files(local)
-        assert sorted(got) == sorted(want)
-        assert [k for k in want if k != NAMES_ITS_FOLDER and got[k] != want[k]] == []
+        assert differing(build_files(out), build_files(local)) == []
 
 
 # The driver runs in its own process, so that it starts with the cluster's token in its

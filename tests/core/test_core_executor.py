@@ -7,16 +7,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from kit import build_files
 
 from tempogen.config import ConfigError, DatasetConfig, config_from_dict, load_config
 from tempogen.executor import LocalExecutor, make_executor, run_unit
 from tempogen.resume import Unfinished, commit, journal, lookup, probe, spec_hash, staging
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _files(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
 
 
 def _two_d_specs():
@@ -65,8 +62,8 @@ def test_a_unit_run_elsewhere_writes_the_same_bytes_on_the_driver(tmp_path):
     outputs.write(sent)
     direct, _ = render_or_reuse(spec, tmp_path / "direct")
     assert direct == row[0]
-    assert _files(sent) == _files(tmp_path / "direct")
-    assert sorted(_files(sent)) == [
+    assert build_files(sent, hidden=True) == build_files(tmp_path / "direct", hidden=True)
+    assert sorted(build_files(sent, hidden=True)) == [
         f"clips/{spec.id}.json", f"sheets/{spec.id}.png", f"videos/{spec.id}.mp4"
     ]  # fmt: skip
     with probe():

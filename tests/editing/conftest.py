@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import copy
 import pickle
-import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import FrozenInstanceError
 from pathlib import Path
@@ -258,19 +256,3 @@ def _check_edit(op: Op, clip: Clip, tmp_path: Path) -> Clip:
 def check_edit(tmp_path: Path) -> Callable[[Op, Clip], Clip]:
     """``check_edit(op, clip)``: the shared contract every op obeys; returns the edited clip."""
     return lambda op, clip: _check_edit(op, clip, tmp_path)
-
-
-REPO = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture(scope="session")
-def tiny_dataset(tmp_path_factory) -> Path:
-    """``configs/tiny.yaml`` built through the CLI (about a minute; shared by the session)."""
-    out = tmp_path_factory.mktemp("tiny") / "ds"
-    res = subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", "generate", "--config", "configs/tiny.yaml",
-         "--out", str(out), "-j", "2", "-q"],
-        cwd=REPO, capture_output=True, text=True, timeout=600,
-    )  # fmt: skip
-    assert res.returncode == 0, res.stderr
-    return out

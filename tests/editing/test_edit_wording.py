@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import importlib
 import json
+import os
 import re
 import subprocess
 import sys
@@ -18,6 +19,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kit import run_cli
 
 from tempogen import observe
 from tempogen.builders.dataset.variants import (
@@ -462,16 +464,10 @@ def test_an_order_question_needs_every_start_shown() -> None:
 
 # -- through the CLI ----------------------------------------------------------------------------
 def _tempogen(*args: str | Path, env_path: Path) -> subprocess.CompletedProcess[str]:
-    import os
-
-    env = {
-        **os.environ,
-        "PYTHONPATH": os.pathsep.join([str(env_path), os.environ.get("PYTHONPATH", "")]),
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        cwd=REPO, capture_output=True, text=True, timeout=300, env=env,
-    )  # fmt: skip
+    """The CLI with ``env_path`` ahead of PYTHONPATH (where the plugin module lies)."""
+    return run_cli(
+        *args, pythonpath=os.pathsep.join([str(env_path), os.environ.get("PYTHONPATH", "")])
+    )
 
 
 @pytest.mark.slow

@@ -5,20 +5,14 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from kit import run_cli
 
 LATIN1 = b'pos,neg\n"un caf\xe9 puis un th\xe9","un th\xe9 puis un caf\xe9"\n'
 SURROGATE = '{"pos": "a man eats\\ud800 then runs", "neg": "a man runs then eats"}\n'
 GOOD_PAIR = '{"pos": "a man eats then runs", "neg": "a man runs then eats"}\n'
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *args], capture_output=True, text=True, timeout=300
-    )
 
 
 def _refused(proc: subprocess.CompletedProcess, *places: str) -> str:
@@ -47,9 +41,9 @@ def test_a_bad_pairs_file_names_file_and_line(command, name, data, where, what, 
     f.write_bytes(data)
     out = tmp_path / "out.jsonl"
     if command == "generate":
-        proc = _cli("captions", "generate", "--source", str(f), "--out", str(out))
+        proc = run_cli("captions", "generate", "--source", str(f), "--out", str(out))
     else:
-        proc = _cli("captions", "audit", str(f), "--near-dup", "off", "--report", str(out))
+        proc = run_cli("captions", "audit", str(f), "--near-dup", "off", "--report", str(out))
     _refused(proc, f"{f}{where}", what)
     assert not out.exists()
 
@@ -66,7 +60,7 @@ def test_a_bad_pairs_file_names_file_and_line(command, name, data, where, what, 
 )
 def test_pair_counts_are_bounded_up_front(n, say, tmp_path):
     out = tmp_path / "p.jsonl"
-    proc = _cli("captions", "generate", "--source", "offline", "-n", n, "--out", str(out))
+    proc = run_cli("captions", "generate", "--source", "offline", "-n", n, "--out", str(out))
     assert say in _refused(proc)
     assert not out.exists()
 
@@ -84,7 +78,7 @@ def _corpus(tmp_path: Path) -> Path:
 
 
 def _retrieve(tmp_path: Path, pairs: Path, corpus: str, *more: str) -> subprocess.CompletedProcess:
-    return _cli("retrieve", "--pairs", str(pairs), "--corpus", corpus,
+    return run_cli("retrieve", "--pairs", str(pairs), "--corpus", corpus,
                 "--out", str(tmp_path / "cand.jsonl"), *more)  # fmt: skip
 
 
@@ -144,12 +138,12 @@ def test_retrieve_a_malformed_library_row_names_file_and_line(row, what, tmp_pat
 def test_audit_captions_eval_names_the_bad_labelled_row(data, where, what, tmp_path):
     f = tmp_path / "labelled.jsonl"
     f.write_bytes(data)
-    proc = _cli("audit", "captions-eval", "--labelled", str(f), "--near-dup", "off")
+    proc = run_cli("audit", "captions-eval", "--labelled", str(f), "--near-dup", "off")
     _refused(proc, f"{f}{where}", what)
 
 
 def test_audit_captions_eval_a_missing_file_is_named(tmp_path):
-    proc = _cli("audit", "captions-eval", "--labelled", str(tmp_path / "nope.jsonl"),
+    proc = run_cli("audit", "captions-eval", "--labelled", str(tmp_path / "nope.jsonl"),
                 "--near-dup", "off")  # fmt: skip
     _refused(proc, "nope.jsonl", "No such file")
 

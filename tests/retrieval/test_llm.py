@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from kit import run_cli
 from openai_server import ChatHandler, ChatServer, running
 
 from tempogen.retrieval.audit import audit_pairs
@@ -279,13 +280,7 @@ def test_malformed_replies_rate_limits_and_hangs_are_retried(misbehaving, tmp_pa
 
 
 def _cli(*args: str) -> Any:
-    import subprocess
-    import sys
-
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", "captions", "generate", "--source", "llm", *args],
-        capture_output=True, text=True, timeout=120,
-    )  # fmt: skip
+    return run_cli("captions", "generate", "--source", "llm", *args, timeout=120)
 
 
 def test_a_partial_result_is_kept_and_exits_non_zero_with_counts(dies_after_round_one, tmp_path):
@@ -325,14 +320,9 @@ def test_llm_settings_from_yaml_name_file_line_and_field(flaky, tmp_path):
 def _cli_timed(limit_s: float, *args: str) -> Any:
     """The command, or a test failure naming how long it ran past ``limit_s``."""
     import subprocess
-    import sys
 
     try:
-        return subprocess.run(
-            [sys.executable, "-m", "tempogen.cli", "captions", "generate", "--source", "llm",
-             *args],
-            capture_output=True, text=True, timeout=limit_s,
-        )  # fmt: skip
+        return run_cli("captions", "generate", "--source", "llm", *args, timeout=limit_s)
     except subprocess.TimeoutExpired:
         pytest.fail(f"still running after {limit_s} s: a wait without bound")
 

@@ -4,12 +4,11 @@ that chose the audit's cosine threshold, and the audit / CLI behaviour on them."
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kit import run_cli
 
 from tempogen.retrieval.audit import (
     EMBEDDING_THRESHOLD,
@@ -529,17 +528,11 @@ def test_embedding_neighbors_are_exact_and_checked():
     assert embedding_neighbors(pairs[:1]) == []
 
 
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *args], capture_output=True, text=True, timeout=300
-    )
-
-
 def test_cli_reports_near_duplicates_with_lines_and_modes(tmp_path: Path):
     f = tmp_path / "pairs.csv"
     f.write_text("pos,neg\n" + "".join(f'"{p}","{n}"\n' for p, n in FILE), encoding="utf-8")
     report = tmp_path / "r.jsonl"
-    run = _cli(
+    run = run_cli(
         "captions", "audit", str(f), "--strict", "--report", str(report),
         "--cache-dir", str(tmp_path / "cache"),
     )  # fmt: skip
@@ -550,9 +543,9 @@ def test_cli_reports_near_duplicates_with_lines_and_modes(tmp_path: Path):
     assert "pair 4 (line 6): 'a man watches tv after he eats'" in run.stdout
     assert "similar to pair 0 (line 2) ('a man eats then watches tv' /" in run.stdout
     assert "6/8 pairs pass (near-duplicates by embedding >= 0.88)" in run.stdout
-    jac = _cli("captions", "audit", str(f), "--strict", "--near-dup", "jaccard")
+    jac = run_cli("captions", "audit", str(f), "--strict", "--near-dup", "jaccard")
     assert (
         jac.returncode == 0 and "8/8 pairs pass (near-duplicates by jaccard >= 0.8)" in jac.stdout
     )
-    loose = _cli("captions", "audit", str(f), "--near-dup", "off", "--threshold", "0.5")
+    loose = run_cli("captions", "audit", str(f), "--near-dup", "off", "--threshold", "0.5")
     assert loose.returncode == 0 and "near-duplicates not searched" in loose.stdout

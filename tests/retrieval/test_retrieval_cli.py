@@ -3,25 +3,20 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-
-
-def _cli(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *args], capture_output=True, text=True, timeout=300
-    )
+from kit import run_cli
 
 
 def test_generate_then_audit_offline_pairs(tmp_path: Path) -> None:
     out = tmp_path / "pairs.jsonl"
-    gen = _cli("captions", "generate", "--source", "offline", "-n", "25", "--out", str(out))
+    gen = run_cli("captions", "generate", "--source", "offline", "-n", "25", "--out", str(out))
     assert gen.returncode == 0, gen.stderr
     assert len(out.read_text().splitlines()) == 25
-    audit = _cli("captions", "audit", str(out), "--strict", "--report", str(tmp_path / "r.jsonl"))
+    audit = run_cli(
+        "captions", "audit", str(out), "--strict", "--report", str(tmp_path / "r.jsonl")
+    )
     assert audit.returncode == 0, audit.stdout
     rows = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert len(rows) == 25 and all(r["ok"] and r["reasons"] == [] for r in rows)
@@ -33,7 +28,7 @@ def test_audit_strict_fails_on_a_non_temporal_pair(tmp_path: Path) -> None:
         "pos,neg\na man is waving at a woman,a woman is waving at a man\n"
         "a man eats then watches tv,a man watches tv then eats\n"
     )
-    audit = _cli("captions", "audit", str(f), "--strict", "--report", str(tmp_path / "r.jsonl"))
+    audit = run_cli("captions", "audit", str(f), "--strict", "--report", str(tmp_path / "r.jsonl"))
     assert audit.returncode == 1
     rows = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert rows[0]["ok"] is False and "not-temporal" in rows[0]["reasons"]
@@ -63,7 +58,7 @@ def test_retrieve_finds_a_paraphrase_in_a_jsonl_corpus(tmp_path: Path) -> None:
         + "\n"
     )
     out = tmp_path / "cand.jsonl"
-    run = _cli(
+    run = run_cli(
         "retrieve",
         "--pairs",
         str(pairs),
@@ -82,7 +77,7 @@ def test_retrieve_finds_a_paraphrase_in_a_jsonl_corpus(tmp_path: Path) -> None:
     assert not row["discriminating"]  # the swapped caption retrieves the same clips
     assert "no-match threshold 0.650 (cosine): 0/1 pairs have no match" in run.stdout
     assert "1 not discriminating" in run.stdout
-    strict = _cli(
+    strict = run_cli(
         "retrieve",
         "--pairs",
         str(pairs),
@@ -95,7 +90,7 @@ def test_retrieve_finds_a_paraphrase_in_a_jsonl_corpus(tmp_path: Path) -> None:
     )
     assert "1/1 pairs have no match" in strict.stdout, strict.stderr
     assert json.loads(out.read_text())["pos_no_match"]
-    bad = _cli(
+    bad = run_cli(
         "retrieve",
         "--pairs",
         str(pairs),

@@ -12,26 +12,15 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
+from kit import run_cli
 
 from tempogen.facts import get_fact
 from tempogen.manifest import write_manifest
 from tempogen.video import sha256_file, write_video
-
-
-def tempogen(*args: str | Path, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-    )
 
 
 @pytest.fixture(scope="module")
@@ -171,13 +160,13 @@ def reported(rendered, tmp_path_factory) -> tuple[Path, dict[str, int], list[str
         lines[name] = len(out)
     path = root / "bad.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
-    res = tempogen("validate", path)
+    res = run_cli("validate", path)
     return path, lines, res.stderr.splitlines(), res.returncode
 
 
 def test_the_rendered_manifest_is_valid(rendered) -> None:
     root, _ = rendered
-    res = tempogen("validate", root / "manifest.jsonl")
+    res = run_cli("validate", root / "manifest.jsonl")
     assert res.returncode == 0, res.stderr
     assert res.stdout.strip() == f"{root / 'manifest.jsonl'}: valid manifest, 4 rows"
 
@@ -213,11 +202,11 @@ def test_an_uncertified_row_keeps_its_disagreeing_certificate(rendered, tmp_path
     r = json.loads(json.dumps(rows[1]))
     r["certificate"].update(ok=False, sampled=_value_of_other(r))
     (root / "one.jsonl").write_text(json.dumps(r) + "\n", encoding="utf-8")
-    res = tempogen("validate", root / "one.jsonl")
+    res = run_cli("validate", root / "one.jsonl")
     assert res.returncode == 0, res.stderr
     r["labels"]["answer"] = _value_of_other(r)
     (root / "one.jsonl").write_text(json.dumps(r) + "\n", encoding="utf-8")
-    res = tempogen("validate", root / "one.jsonl")
+    res = run_cli("validate", root / "one.jsonl")
     assert res.returncode == 2 and f"{root / 'one.jsonl'}:1: labels.answer: " in res.stderr
 
 
@@ -230,7 +219,7 @@ def test_videos_elsewhere_are_allowed_by_name(rendered, tmp_path) -> None:
              for r in rows]  # fmt: skip
     manifest = tmp_path / "m" / "manifest.jsonl"
     manifest.write_text("".join(json.dumps(r) + "\n" for r in moved), encoding="utf-8")
-    res = tempogen("validate", manifest)
+    res = run_cli("validate", manifest)
     assert res.returncode == 2 and "leaves the dataset folder" in res.stderr
-    res = tempogen("validate", manifest, "--videos-under", tmp_path / "store")
+    res = run_cli("validate", manifest, "--videos-under", tmp_path / "store")
     assert res.returncode == 0, res.stderr

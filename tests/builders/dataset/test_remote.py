@@ -7,23 +7,12 @@ from __future__ import annotations
 import importlib.util
 import re
 import uuid
-from pathlib import Path
 
 import fsspec  # a core dependency (never skipped)
 import pytest
+from kit import build_files, differing
 
 from tempogen.errors import ConfigurationError, OutputError
-
-# The lmms-eval task names its own folder's absolute path (datasets resolves it from the cwd).
-NAMES_ITS_FOLDER = "lmms_eval/tempogen_tomato/tempogen_tomato.yaml"
-
-
-def local_files(root: Path) -> dict[str, bytes]:
-    return {
-        p.relative_to(root).as_posix(): p.read_bytes()
-        for p in sorted(root.rglob("*"))
-        if p.is_file() and not p.name.startswith(".tempogen")
-    }
 
 
 def url_files(url: str) -> dict[str, bytes]:
@@ -34,12 +23,6 @@ def url_files(url: str) -> dict[str, bytes]:
         for p in sorted(fs.find(root))
         if not p.rsplit("/", 1)[-1].startswith(".tempogen")
     }
-
-
-def same_build(got: dict[str, bytes], want: dict[str, bytes]) -> list[str]:
-    """The paths whose bytes differ (the one file naming its folder is compared by name)."""
-    assert sorted(got) == sorted(want)
-    return [k for k in want if k != NAMES_ITS_FOLDER and got[k] != want[k]]
 
 
 @pytest.fixture
@@ -76,7 +59,7 @@ def test_a_url_build_publishes_the_local_builds_bytes_mark_first_manifest_last(
     summary = build_dataset(cfg, url, jobs=2, progress=False, replace=True, work_dir=tmp_path / "a")
     assert summary.url == url and summary.where(MANIFEST) == f"{url}/{MANIFEST}"
     assert not fs.exists(f"{root}/videos/stale.mp4")
-    assert same_build(url_files(url), local_files(small_build)) == []
+    assert differing(url_files(url), build_files(small_build)) == []
     assert not [k for k in fs.store if ".upload" in k]  # no upload left under a hidden name
     order = [k for k in fs.store if k.startswith(root + "/")]  # the memory store: by arrival
     assert order[0] == f"{root}/{BUILD_MARK}", "the build mark must claim the URL first"
@@ -84,7 +67,7 @@ def test_a_url_build_publishes_the_local_builds_bytes_mark_first_manifest_last(
 
     again = build_dataset(cfg, url, jobs=2, progress=False, work_dir=tmp_path / "b")
     assert again.reused_frames == again.frames > 0  # every clip came from the URL
-    assert same_build(url_files(url), local_files(small_build)) == []
+    assert differing(url_files(url), build_files(small_build)) == []
 
 
 @pytest.mark.slow
@@ -105,7 +88,7 @@ def test_a_rerun_resumes_from_a_half_published_url(small_build, small_build_conf
         fs.rm_file(f"{root}/{name}")
     again = build_dataset(cfg, url, jobs=2, progress=False, work_dir=tmp_path / "b")
     assert again.frames - again.reused_frames == lost["num_frames"]
-    assert same_build(url_files(url), local_files(small_build)) == []
+    assert differing(url_files(url), build_files(small_build)) == []
 
 
 def test_a_url_holding_other_files_is_refused_and_nothing_is_pulled(

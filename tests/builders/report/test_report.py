@@ -5,39 +5,19 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 from headless import chromium
-
-CONFIG = """
-seed: 5
-size: [192, 108]
-fps: 10
-duration: [3, 4]
-samples_per_task: 2
-variants: {share: 0.5}
-"""
-
-
-def _cli(*args: str, check: bool = True) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *args],
-        capture_output=True,
-        text=True,
-        check=check,
-        timeout=300,
-    )
+from kit import run_cli
 
 
 @pytest.fixture(scope="module")
-def dataset(tmp_path_factory) -> Path:
-    root = tmp_path_factory.mktemp("report")
-    (root / "c.yaml").write_text(CONFIG)
-    _cli("generate", "--config", str(root / "c.yaml"), "--out", str(root / "ds"), "-j", "2", "-q")
-    return root / "ds"
+def dataset(tiny_dataset: Path) -> Path:
+    """The session's tiny build (configs/tiny.yaml: 3D humans and objects, variants, the
+    Vinoground and caption-retrieval stages, every layout): only read here."""
+    return tiny_dataset
 
 
 @pytest.mark.slow
@@ -108,13 +88,14 @@ def test_report_renders_in_headless_chromium(dataset: Path, tmp_path: Path) -> N
 
 @pytest.mark.slow
 def test_audit_validity_cli(dataset: Path, tmp_path: Path) -> None:
-    out = _cli(
+    out = run_cli(
         "audit",
         "validity",
         "--manifest",
         str(dataset / "manifest.jsonl"),
         "--out",
         str(tmp_path / "v.json"),
+        check=True,
     )
     assert "kappa_random" in out.stdout and "TOMATO" in out.stdout
     got = json.loads((tmp_path / "v.json").read_text())
@@ -137,7 +118,7 @@ def test_eval_tomato_cli_scores_known_predictions(dataset: Path, tmp_path: Path)
             right += good
             total += 1
     (tmp_path / "p.jsonl").write_text("".join(json.dumps(p) + "\n" for p in preds))
-    out = _cli(
+    out = run_cli(
         "eval",
         "tomato",
         "--dataset",
@@ -146,9 +127,10 @@ def test_eval_tomato_cli_scores_known_predictions(dataset: Path, tmp_path: Path)
         str(tmp_path / "p.jsonl"),
         "--out",
         str(tmp_path / "s.json"),
+        check=True,
     )
     assert f"{100 * right / total:.2f}" in out.stdout
-    bad = _cli(
+    bad = run_cli(
         "eval",
         "tomato",
         "--dataset",
