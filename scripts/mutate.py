@@ -44,6 +44,8 @@ EDITING_TESTS = [
     "tests/editing/test_edit_refusals.py",
     "tests/editing/test_edit_pipeline.py",
     "tests/editing/test_edit_declarations.py",
+    # op parameter refusals and the per-frame meta moves, in-process (the CLI cases are untraced)
+    "tests/editing/test_edit_validate_edges.py",
 ]
 CORE_TESTS = ["tests/core/test_core_observe.py", "tests/core/test_core_approach.py"]
 

@@ -296,7 +296,7 @@ class TimeOp(Op):
                 f"got {sel.dtype} from {sel.min()} to {sel.max()}"
             )
         check_cost(self, len(sel), clip.size)
-        labels = algebra.retime(clip.labels, sel) if clip.labels is not None else None
+        labels = algebra.retime(clip.labels, sel, op=self.name) if clip.labels is not None else None
         black = clip.black[sel] if clip.black is not None else None
         return clip.evolve(
             index=clip.index[sel], affine=clip.affine[sel], labels=labels, black=black

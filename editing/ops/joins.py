@@ -214,7 +214,7 @@ def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
     labels = None
     if a.labels is not None:
         la = algebra.move(
-            algebra.retime(a.labels, np.arange(n)),
+            algebra.retime(a.labels, np.arange(n), op="composite"),
             np.broadcast_to(ma, (n, 2, 3)),
             (w, h),
             "composite",
@@ -222,7 +222,7 @@ def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
         tracks = list(la.tracks)
         if b.labels is not None:
             lb = algebra.move(
-                algebra.retime(b.labels, np.arange(n)),
+                algebra.retime(b.labels, np.arange(n), op="composite"),
                 np.broadcast_to(mb, (n, 2, 3)),
                 (w, h),
                 "composite",
