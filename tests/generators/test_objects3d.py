@@ -313,7 +313,9 @@ def test_ramp_ball_rolls_on_the_slope_down_from_rest_or_up_to_rest(key: str) -> 
 
 
 @pytest.mark.parametrize("laps", [1, 2, 3])
-def test_moon_circles_its_planet_exactly_the_counted_laps(laps: int) -> None:
+def test_moon_circles_its_planet_the_counted_laps_and_a_little_more(laps: int) -> None:
+    """N whole laps and 20 to 40 degrees more in 3D (LOOP_EXTRA): ending exactly on a lap,
+    a reading a hair short counts one fewer (tests/data/gpu_h200/README.md)."""
     scene = _scene("moon_laps3d", str(laps))
     planet, moon = scene.world.bodies
     offset = moon.poses[:, :3, 3] - planet.poses[:3, 3]
@@ -323,7 +325,8 @@ def test_moon_circles_its_planet_exactly_the_counted_laps(laps: int) -> None:
     normal = np.cross(offset[0], offset[len(offset) // 7])
     in_plane_up = np.cross(normal / np.linalg.norm(normal), right)
     turned = np.unwrap(np.arctan2(offset @ in_plane_up, offset @ right))
-    assert abs(abs(turned[-1] - turned[0]) - 2 * np.pi * laps) < 1e-6
+    past = np.degrees(abs(turned[-1] - turned[0])) - 360.0 * laps
+    assert 20.0 <= past <= 40.0
     assert np.allclose(np.linalg.norm(offset, axis=1), np.linalg.norm(offset[0]))
     assert answer_key("count", answer_of(scene.labels())) == str(laps)
 
