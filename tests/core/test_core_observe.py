@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from kit import GESTURE_AT
 
 from tempogen import observe
 from tempogen.facts import answer_of as derive_answer
@@ -660,17 +661,6 @@ def test_faster_reads_speed_at_depth_and_refuses_near_ties():
 
 
 # next (what a person does right after a gesture) -------------------------------------------
-
-# hand positions per gesture in a body 40 px across the shoulders (shoulders at y 50, the top
-# of the head 35 px above them; image y is down); the person's left hand on screen right
-GESTURE_AT = {
-    None: ((112.0, 100.0), (88.0, 100.0)),
-    "left_up": ((112.0, 5.0), (88.0, 100.0)),
-    "right_up": ((112.0, 100.0), (88.0, 5.0)),
-    "both_up": ((112.0, 5.0), (88.0, 5.0)),
-    "clap": ((104.0, 62.0), (96.0, 62.0)),
-    "arms_out": ((170.0, 52.0), (30.0, 52.0)),
-}
 
 
 def _gesturing(seq: list[str], anchor: str, hold: int = 4) -> Labels:

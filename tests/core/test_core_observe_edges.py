@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pytest
+from kit import GESTURE_AT
 
 from tempogen import observe
 from tempogen.labels import Labels, Query, Track
@@ -579,16 +580,7 @@ def test_onset_is_against_the_first_sample():
 
 # gestures ------------------------------------------------------------------------------------
 
-# hand positions in a body 40 px across the shoulders (shoulders at y 50, the top of the head
-# 35 px above them, the midline at x 100; image y is down); the person's left hand on screen right
-POSES = {
-    None: ((112.0, 100.0), (88.0, 100.0)),
-    "left_up": ((112.0, 5.0), (88.0, 100.0)),
-    "right_up": ((112.0, 100.0), (88.0, 5.0)),
-    "both_up": ((112.0, 5.0), (88.0, 5.0)),
-    "clap": ((104.0, 62.0), (96.0, 62.0)),
-    "arms_out": ((170.0, 52.0), (30.0, 52.0)),
-}
+POSES = GESTURE_AT  # kit.py: hand positions per gesture
 CROWN, SHOULDERS = (100.0, 15.0), ((120.0, 50.0), (80.0, 50.0))
 
 
