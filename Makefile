@@ -25,13 +25,16 @@ dataset: setup
 
 # two pytest-xdist workers (the machine's two cores), each test file whole on one of them, so
 # its module-scoped builds are made once (loadgroup does not group under pytest 9.2); -n stays
-# out of pytest's addopts: scripts/mutate.py runs pytest itself
+# out of pytest's addopts: scripts/mutate.py runs pytest itself. Tests marked serial (how fast
+# a signal stops a build) run afterwards on their own, with no other worker loading the CPU.
 TESTWORKERS ?= 2
 test: setup
-	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile
+	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile -m "not serial"
+	$(PY) -m pytest -q -m serial
 
 test-fast: setup
-	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile -m "not slow"
+	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile -m "not slow and not serial"
+	$(PY) -m pytest -q -m "serial and not slow"
 
 quality: setup
 	$(VENV)/bin/ruff check .

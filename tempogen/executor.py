@@ -107,6 +107,17 @@ class Stopped(KeyboardInterrupt):
         self.signum = signum
 
 
+_STOPS: list[int] = []  # signals stop_on_signals took, kept in case their Stopped was lost
+
+
+def check_stop() -> None:
+    """Raise :class:`Stopped` again for a signal whose first raise was lost: a handler that
+    fires inside a ``__del__`` or a C library's callback has its exception printed and
+    dropped by Python, and the run would go on ignoring every later signal."""
+    if _STOPS:
+        raise Stopped(_STOPS[0])
+
+
 @contextlib.contextmanager
 def stop_on_signals() -> Iterator[None]:
     """Within the block, SIGTERM and SIGINT raise :class:`Stopped` in the main thread, once:
@@ -116,6 +127,7 @@ def stop_on_signals() -> Iterator[None]:
     def stop(signum: int, frame: Any) -> None:
         for s in (signal.SIGTERM, signal.SIGINT):
             signal.signal(s, signal.SIG_IGN)
+        _STOPS.append(signum)
         raise Stopped(signum)
 
     import threading
@@ -124,9 +136,12 @@ def stop_on_signals() -> Iterator[None]:
         yield  # only the main thread may set handlers (a test calling main() from a thread)
         return
     before = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    _STOPS.clear()
     try:
         yield
+        check_stop()  # the block ran to its end although a stop came: it still ends as one
     finally:
+        _STOPS.clear()
         for s, handler in before.items():
             signal.signal(s, handler)
 
@@ -196,10 +211,14 @@ class LocalExecutor(Executor):
     ) -> Iterator[Any]:
         args = [(stage.fn, item, Path(out_dir)) for item in items]
         if self.jobs <= 1 or len(args) <= 1:
-            yield from map(_call, args)
+            for result in map(_call, args):
+                check_stop()
+                yield result
             return
         with process_pool(min(self.jobs, len(args))) as pool:
-            yield from pool.imap(_call, args, chunksize=stage.chunksize)
+            for result in pool.imap(_call, args, chunksize=stage.chunksize):
+                check_stop()
+                yield result
 
 
 # ---- what a Ray worker runs -------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "reliability.py"
+pytestmark = pytest.mark.serial  # stop timings: run alone (Makefile)
 
 
 @pytest.mark.slow

@@ -13,9 +13,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
 import yaml
 
 REPO = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.serial  # stop timings: run alone (Makefile)
 
 
 def _generate(config: Path, out: Path) -> subprocess.Popen[str]:
