@@ -11,14 +11,13 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 import pytest
+from kit import run_cli
 
 from tempogen import observe
 from tempogen.editing import (
@@ -519,17 +518,9 @@ def _plugin_edit(tmp_path: Path, plugin: str, code: str, pipeline: str):
     }
     (tmp_path / "m.jsonl").write_text(json.dumps(row) + "\n", encoding="utf-8")
     (tmp_path / "p.yaml").write_text(pipeline, encoding="utf-8")
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO)]))
     args = ["edit", "--manifest", tmp_path / "m.jsonl", "--pipeline", tmp_path / "p.yaml"]
     args += ["--out", tmp_path / "out", "--plugins", plugin, "-q"]
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", *map(str, args)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_cli(*args, pythonpath=os.pathsep.join([str(tmp_path), str(REPO)]), timeout=120)
 
 
 def test_edit_refuses_a_plugin_op_that_lies_about_order(tmp_path) -> None:
