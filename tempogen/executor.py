@@ -476,6 +476,7 @@ class RayExecutor(Executor):
                     pending[self._task.remote(*args(i))] = (i, None)
                     in_tasks += 1
                 while nxt in done:
+                    check_stop()
                     yield done.pop(nxt)
                     nxt += 1
                 if not pending:
