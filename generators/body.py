@@ -4,18 +4,15 @@ the embedded mannequin (``assets/smpl_mannequin.pkl``, SMPL's file format, made 
 
 Whatever the model, :meth:`BodyModel.pose` returns vertices and SMPL's 24 joints (names and
 order from :mod:`tempogen.generators.skeleton`), so motions, labels and the renderer never
-depend on which body was loaded.
+depend on which body was loaded. Reading and checking a model file, and building its
+``smplx`` module, live in :mod:`tempogen.generators.body_file`.
 """
 
 from __future__ import annotations
 
 import contextlib
-import io
 import os
-import pickle
 import threading
-import warnings
-import zipfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,8 +20,13 @@ from typing import Any
 
 import numpy as np
 
-from tempogen import safe_pickle
-from tempogen.errors import InputFileError
+from tempogen.generators.body_file import (
+    FORMAT_JOINTS,
+    BodyModelError,
+    build_smplx_module,
+    read_model_file,
+    validate_model,
+)
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.skeleton import INDEX, NUM_JOINTS
 
@@ -33,7 +35,6 @@ MODEL_TYPES = ("smpl", "smplh", "smplx")
 GENDERS = ("neutral", "male", "female")
 MANNEQUIN_NAME = "mannequin"
 CHUNK_FRAMES = 256
-MAX_BETAS = 16  # AMASS stores 16 shape coefficients
 HOW_TO_POINT = (
     f"to use real SMPL files, set {ENV_VAR} (or pass model_path) to a folder laid out as smplx "
     "expects (smpl/SMPL_NEUTRAL.pkl, smplh/SMPLH_MALE.pkl, smplx/SMPLX_FEMALE.npz, ...) or to "
@@ -41,18 +42,13 @@ HOW_TO_POINT = (
     "licences"
 )
 
-# Joint count of each format (kintree_table columns) and where SMPL's 24 joints sit among a
-# format's output joints: the first 22 are shared; SMPL's hand joints (22, 23) become the
-# middle finger's first joint of each hand.
-_NUM_JOINTS = {"smpl": 24, "smplh": 52, "smplx": 55}
+# Where SMPL's 24 joints sit among a format's output joints: the first 22 are shared; SMPL's
+# hand joints (22, 23) become the middle finger's first joint of each hand.
 _JOINT_MAP = {
     "smpl": list(range(24)),
     "smplh": list(range(22)) + [25, 40],
     "smplx": list(range(22)) + [28, 43],
 }
-_REQUIRED = ("v_template", "f", "weights", "J_regressor", "kintree_table", "shapedirs", "posedirs")
-_REQUIRED_HANDS = ("hands_componentsl", "hands_componentsr", "hands_meanl", "hands_meanr")
-_REQUIRED_FACE = ("lmk_faces_idx", "lmk_bary_coords")
 
 # Named groups of SMPL joints, for colouring parts of the body (e.g. hands and head distinct).
 PART_GROUPS: dict[str, tuple[int, ...]] = {
@@ -66,10 +62,6 @@ PART_GROUPS: dict[str, tuple[int, ...]] = {
         "feet": "left_ankle right_ankle left_foot right_foot",
     }.items()
 }
-
-
-class BodyModelError(InputFileError):
-    """A body-model file is unreadable or malformed; the message names the file and field."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -103,7 +95,7 @@ class BodyModel:
         self.model_type = model_type
         self.gender = gender
         self.path = path
-        self.smplx_module = _build_module(path, model_type, gender, data)
+        self.smplx_module = build_smplx_module(path, model_type, gender, data)
         self.num_betas: int = int(self.smplx_module.num_betas)
         self._pose_blend = bool(self.smplx_module.posedirs.abs().max() > 0)
         row_sums = self.smplx_module.lbs_weights.sum(dim=1)
@@ -294,182 +286,6 @@ def _torch_context() -> Iterator[Any]:
         torch.set_num_threads(before)
 
 
-def _read(path: Path) -> dict[str, Any]:
-    """The raw contents of a model file (.pkl or .npz) as a dict; a pickle may hold only data
-    classes (:mod:`tempogen.safe_pickle`), so a hostile file runs nothing."""
-    try:
-        if path.suffix.lower() == ".npz":
-            data = safe_pickle.load_npz(path)
-        else:
-            with open(path, "rb") as f:
-                data = safe_pickle.load(f)
-    except safe_pickle.ForbiddenPickleError as exc:
-        raise BodyModelError(f"{path}: {exc}") from exc
-    except ModuleNotFoundError as exc:
-        raise BodyModelError(
-            f"{path}: the file needs the Python module {exc.name!r} to load (SMPL's original "
-            "files store chumpy objects: install chumpy, or save the arrays as plain numpy)"
-        ) from exc
-    except (
-        pickle.UnpicklingError,
-        EOFError,
-        zipfile.BadZipFile,
-        ValueError,
-        TypeError,
-        AttributeError,
-        ImportError,
-        IndexError,
-        KeyError,
-        OSError,
-    ) as exc:
-        raise BodyModelError(
-            f"{path}: not a readable model file (truncated or corrupt: {type(exc).__name__}: {exc})"
-        ) from exc
-    if not isinstance(data, Mapping):
-        raise BodyModelError(f"{path}: expected a dict of model arrays, got {type(data).__name__}")
-    return dict(data)
-
-
-def _array(path: Path, data: Mapping[str, Any], key: str) -> np.ndarray:
-    value = data[key]
-    if hasattr(value, "toarray"):  # scipy.sparse (SMPL's J_regressor)
-        value = value.toarray()
-    try:
-        arr = np.asarray(value)
-        if arr.dtype.kind not in "fiub":
-            arr = arr.astype(np.float64)
-    except (TypeError, ValueError) as exc:
-        raise BodyModelError(f"{path}: field {key!r}: not a numeric array ({exc})") from exc
-    if arr.dtype.kind == "f" and not np.isfinite(arr).all():
-        raise BodyModelError(f"{path}: field {key!r}: contains NaN or infinite values")
-    return arr
-
-
-def _validate(path: Path, data: dict[str, Any]) -> str:
-    """Check fields and shapes; return the model type the file holds (by its joint count)."""
-    for key in _REQUIRED:
-        if key not in data:
-            raise BodyModelError(
-                f"{path}: field {key!r} is missing (a SMPL-format model needs "
-                f"{', '.join(_REQUIRED)})"
-            )
-    arrays = {key: _array(path, data, key) for key in _REQUIRED}
-    kin = arrays["kintree_table"]
-    if kin.ndim != 2 or kin.shape[0] != 2:
-        raise BodyModelError(f"{path}: field 'kintree_table': expected (2, J), got {kin.shape}")
-    by_joints = {n: t for t, n in _NUM_JOINTS.items()}
-    n_joints = kin.shape[1]
-    if n_joints not in by_joints:
-        raise BodyModelError(
-            f"{path}: field 'kintree_table': {n_joints} joints; SMPL has 24, SMPL-H 52, SMPL-X 55"
-        )
-    model_type = by_joints[n_joints]
-    v = arrays["v_template"]
-    if v.ndim != 2 or v.shape[1] != 3 or v.shape[0] < 4:
-        raise BodyModelError(f"{path}: field 'v_template': expected shape (V, 3), got {v.shape}")
-    n_verts = v.shape[0]
-    expected = {
-        "f": (None, 3),
-        "weights": (n_verts, n_joints),
-        "J_regressor": (n_joints, n_verts),
-        "shapedirs": (n_verts, 3, None),
-        "posedirs": (n_verts, 3, 9 * (n_joints - 1)),
-    }
-    for key, want in expected.items():
-        got = arrays[key].shape
-        if len(got) != len(want) or any(w is not None and g != w for g, w in zip(got, want)):
-            shown = "(" + ", ".join("*" if w is None else str(w) for w in want) + ")"
-            raise BodyModelError(f"{path}: field {key!r}: expected shape {shown}, got {got}")
-    faces = arrays["f"]
-    if (
-        len(faces) == 0
-        or (faces != np.round(faces)).any()
-        or not 0 <= faces.min() <= faces.max() < n_verts
-    ):
-        raise BodyModelError(f"{path}: field 'f': expected vertex indices in 0..{n_verts - 1}")
-    if arrays["shapedirs"].shape[2] == 0:
-        raise BodyModelError(f"{path}: field 'shapedirs': no shape directions")
-    needed = (_REQUIRED_HANDS if model_type != "smpl" else ()) + (
-        _REQUIRED_FACE if model_type == "smplx" else ()
-    )
-    for key in needed:
-        if key not in data:
-            raise BodyModelError(f"{path}: field {key!r} is missing (needed by {model_type})")
-    if "vertex_ids" in data and not isinstance(data["vertex_ids"], Mapping):
-        raise BodyModelError(f"{path}: field 'vertex_ids': expected a dict of vertex indices")
-    return model_type
-
-
-def _landmark_ids(data: Mapping[str, Any], model_type: str) -> dict[str, int] | None:
-    """smplx's extra landmark vertices: the file's own, or smplx's defaults where they fit."""
-    from smplx.vertex_ids import vertex_ids as defaults
-
-    if model_type == "smplx":
-        return None  # SMPL-X always uses smplx's own ids
-    n_verts = len(np.asarray(data["v_template"]))
-    if "vertex_ids" in data:
-        ids = {str(k): int(v) for k, v in data["vertex_ids"].items()}
-        missing = set(defaults["smplh"]) - set(ids)
-        if missing or max(ids.values()) >= n_verts or min(ids.values()) < 0:
-            raise ValueError("vertex_ids")
-        return ids
-    if max(defaults["smplh"].values()) < n_verts:
-        return None
-    # a custom mesh without landmarks: point smplx's extra joints (unused here) at vertex 0
-    return dict.fromkeys(defaults["smplh"], 0)
-
-
-def _build_module(path: Path, model_type: str, gender: str, data: Mapping[str, Any]) -> Any:
-    """The smplx module for a validated model file, built quietly (smplx prints notes)."""
-    import smplx
-    from smplx.utils import Struct
-
-    try:
-        ids = _landmark_ids(data, model_type)
-    except ValueError as exc:
-        raise BodyModelError(
-            f"{path}: field 'vertex_ids': expected indices below {len(data['v_template'])} "
-            "for every smplx landmark name"
-        ) from exc
-    common = {"gender": gender, "num_betas": MAX_BETAS, "batch_size": 1}
-    sink = io.StringIO()
-    try:
-        with contextlib.redirect_stdout(sink), warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            if model_type == "smpl":
-                module = smplx.SMPL(
-                    model_path=str(path), data_struct=Struct(**data), vertex_ids=ids, **common
-                )
-            elif model_type == "smplh":
-                module = smplx.SMPLH(
-                    model_path=str(path),
-                    data_struct=Struct(**data),
-                    vertex_ids=ids,
-                    use_pca=False,
-                    flat_hand_mean=True,
-                    **common,
-                )
-            else:
-                module = smplx.SMPLX(
-                    model_path=str(path),
-                    ext=path.suffix.lstrip(".").lower() or "npz",
-                    use_pca=False,
-                    flat_hand_mean=True,
-                    **common,
-                )
-    except AttributeError as exc:
-        field = getattr(exc, "name", None) or str(exc)
-        raise BodyModelError(f"{path}: field {field!r} is missing (needed by smplx)") from exc
-    except (KeyError, ValueError, TypeError, RuntimeError, IndexError, AssertionError) as exc:
-        raise BodyModelError(
-            f"{path}: smplx cannot build a {model_type} model from this file: {exc}"
-        ) from exc
-    module.eval()
-    for param in module.parameters():
-        param.requires_grad_(False)
-    return module
-
-
 _CACHE: dict[tuple[str, str, str], BodyModel] = {}
 _CACHE_LOCK = threading.Lock()
 
@@ -486,11 +302,11 @@ def _load_file(path: Path, name: str, want_type: str | None, gender: str) -> Bod
     with _CACHE_LOCK:
         if key in _CACHE:
             return _CACHE[key]
-        data = _read(path)
-        model_type = _validate(path, data)
+        data = read_model_file(path)
+        model_type = validate_model(path, data)
         if want_type is not None and model_type != want_type:
             raise BodyModelError(
-                f"{path}: field 'kintree_table': {_NUM_JOINTS[model_type]} joints make a "
+                f"{path}: field 'kintree_table': {FORMAT_JOINTS[model_type]} joints make a "
                 f"{model_type} model, but a {want_type} model was asked for"
             )
         model = BodyModel(name, model_type, gender, path, data)
