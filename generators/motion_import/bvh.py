@@ -1,0 +1,168 @@
+"""BVH motions retargeted onto SMPL's 24 joints.
+
+Skeletons are mapped by their structure (:mod:`tempogen.generators.bvh_map`: CMU, Mixamo,
+3ds Max Biped, Unreal, DAZ, any spine length, any joint names; a YAML joint map overrides it)
+and retargeted bone by bone (:mod:`.retarget`), so every mapped SMPL bone points the way its
+BVH bone points whatever the BVH's rest pose.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy.spatial.transform import Rotation
+
+from tempogen.generators.bvh_map import (
+    SPINE,
+    MotionImportError,
+    Skeleton,
+    describe,
+    load_joint_map,
+    map_skeleton,
+)
+from tempogen.generators.motion_import.common import CAMERA_TO_Y_UP, Z_UP_TO_Y_UP, check_fps
+from tempogen.generators.motion_import.retarget import retarget, unit
+from tempogen.generators.poses import PoseSequence
+from tempogen.generators.skeleton import INDEX, REST_JOINTS
+
+# An up axis is read from the mean hips-to-chest direction only when one of its components
+# reaches this much (else the skeleton is taken as y up).
+UP_CLEAR = 0.5
+
+
+def load_bvh(
+    path: str | Path,
+    fps: float | None = None,
+    up: str = "auto",
+    joint_map: str | Path | dict[str, str | None] | None = None,
+) -> PoseSequence:
+    """A BVH motion retargeted onto SMPL's 24 joints, resampled to ``fps`` if given.
+
+    Which BVH joint drives which SMPL joint is read from the skeleton's structure
+    (:mod:`tempogen.generators.bvh_map`); ``joint_map`` (a YAML file or a dict of SMPL joint
+    -> BVH joint name, ``None`` to leave one unmapped) overrides any of it.
+
+    ``up`` is the BVH world's up axis (``"+y"``, ``"+z"``, ...); ``"auto"`` reads it from the
+    hips-to-chest direction. Units become metres by the ratio of the mannequin's hip height to
+    the BVH's (hips above the lowest joint or end site at rest), and the lowest point the
+    skeleton reaches in the clip is taken as the floor, y = 0.
+    """
+    p = Path(path)
+    check_fps(p, fps)
+    bvh = _read_bvh(p)
+    nodes = bvh.nodes
+    skeleton, mapping = _mapped(p, bvh, joint_map)
+    parent, is_joint, rest = skeleton.parent, skeleton.is_joint, skeleton.rest
+    joint_col = {i: c for c, i in enumerate(i for i in range(len(nodes)) if is_joint[i])}
+
+    _, local = bvh.to_rotmat()
+    n_frames = local.shape[0]
+    glob = np.empty((n_frames, len(nodes), 3, 3))
+    for i in range(len(nodes)):
+        if not is_joint[i]:
+            glob[:, i] = glob[:, parent[i]]
+        elif parent[i] < 0:
+            glob[:, i] = local[:, joint_col[i]]
+        else:
+            glob[:, i] = glob[:, parent[i]] @ local[:, joint_col[i]]
+    pos = bvh.node_positions()
+    if not (np.isfinite(pos).all() and np.isfinite(glob).all()):
+        raise MotionImportError(f"{p}: MOTION: NaN or infinite channel values")
+
+    hips = mapping[INDEX["pelvis"]]
+    chest = mapping[max(j for j in SPINE if j in mapping)]
+    to_y = _up_rotation(p, up, pos[:, hips], pos[:, chest])
+    pos = pos @ to_y.T
+    rest = rest @ to_y.T
+    glob = to_y @ glob @ to_y.T
+
+    poses = retarget(mapping, glob, pos, rest)
+
+    rest_up = unit(rest[chest] - rest[hips])
+    hip_height = float(np.max((rest[hips] - rest) @ rest_up))
+    if not hip_height > 0:
+        raise MotionImportError(f"{p}: {nodes[hips].name}: hips are not above the feet at rest")
+    scale = REST_JOINTS[0, 1] / hip_height
+    floor = pos[..., 1].min()
+    pelvis = (pos[:, hips] - np.array([0.0, floor, 0.0])) * scale
+    seq = PoseSequence(poses, pelvis - REST_JOINTS[0], float(bvh.fps), None, str(p))
+    return seq if fps is None or fps == seq.fps else seq.resample(fps)
+
+
+def skeleton_map(
+    path: str | Path, joint_map: str | Path | dict[str, str | None] | None = None
+) -> dict[str, str]:
+    """Which BVH joint drives each SMPL joint in ``path`` (SMPL name -> BVH name), as
+    :func:`load_bvh` maps it: what ``tempogen human map`` prints, and a joint map to edit."""
+    p = Path(path)
+    bvh = _read_bvh(p)
+    skeleton, mapping = _mapped(p, bvh, joint_map)
+    return describe(skeleton, mapping)
+
+
+def _mapped(
+    path: Path, bvh: Any, joint_map: str | Path | dict[str, str | None] | None
+) -> tuple[Skeleton, dict[int, int]]:
+    nodes = bvh.nodes
+    parent = [nodes.index(n.parent) if n.parent is not None else -1 for n in nodes]
+    is_joint = [not n.is_end_site() for n in nodes]
+    names = [n.name for n in nodes]
+    full = iter(_joint_names(path))
+    names = [next(full, n) if j else n for n, j in zip(names, is_joint)]
+    skeleton = Skeleton(names, parent, is_joint, bvh.rest_pose_positions())
+    map_path = joint_map if isinstance(joint_map, (str, Path)) else None
+    given = load_joint_map(joint_map) if map_path is not None else joint_map
+    return skeleton, map_skeleton(path, skeleton, given, map_path)
+
+
+def _joint_names(path: Path) -> list[str]:
+    """Every ROOT/JOINT name in file order, whole: 3ds Max writes ``JOINT Bip01 L Thigh``
+    (the reader keeps only the first word)."""
+    out = []
+    with open(path, encoding="utf-8", errors="replace") as f:
+        for line in f:
+            words = line.split()
+            if words and words[0] == "MOTION":
+                break
+            if len(words) > 1 and words[0] in ("ROOT", "JOINT"):
+                out.append(" ".join(words[1:]))
+    return out
+
+
+def _read_bvh(path: Path) -> Any:
+    if not path.is_file():
+        raise MotionImportError(f"{path}: no such file")
+    import pybvh
+
+    try:
+        return pybvh.read_bvh_file(path, world_up="+y")
+    except Exception as exc:  # the reader raises ValueError, IndexError, ... on bad text
+        raise MotionImportError(f"{path}: not a readable BVH file: {exc}") from exc
+
+
+def _up_rotation(path: Path, up: str, hips: np.ndarray, chest: np.ndarray) -> np.ndarray:
+    """Rotation taking the BVH world's up axis to +y."""
+    if up == "auto":
+        d = chest - hips
+        d = d[np.linalg.norm(d, axis=1) > 0]
+        mean = (d / np.linalg.norm(d, axis=1, keepdims=True)).mean(axis=0) if len(d) else None
+        if mean is None or np.abs(mean).max() < UP_CLEAR:
+            up = "+y"
+        else:
+            k = int(np.argmax(np.abs(mean)))
+            up = ("+" if mean[k] > 0 else "-") + "xyz"[k]
+    table = {
+        "+y": np.eye(3),
+        "-y": CAMERA_TO_Y_UP,
+        "+z": Z_UP_TO_Y_UP,
+        "-z": Rotation.from_euler("x", 90, degrees=True).as_matrix(),
+        "+x": Rotation.from_euler("z", 90, degrees=True).as_matrix(),
+        "-x": Rotation.from_euler("z", -90, degrees=True).as_matrix(),
+    }
+    if up not in table:
+        raise MotionImportError(
+            f"{path}: up: expected 'auto' or one of {', '.join(table)}, got {up!r}"
+        )
+    return table[up]
