@@ -128,7 +128,7 @@ class Framing(Posing):
         """The camera for a hand motion about ``centre`` (within ``half`` metres): first
         person with probability ``first_person_p``, else third person from the hips up."""
         if self.maybe_first_person(first_person_p, centre):
-            return self.camera
+            return self.chosen_camera()
         box = np.array([[x, y, 0.0] for x in (-half, half) for y in (-half, half)])
         return self.third_person(self.frame_points([np.asarray(centre) + box], upper=True))
 
@@ -175,12 +175,17 @@ class Framing(Posing):
             return True
         return False
 
+    def chosen_camera(self) -> Camera:
+        """The clip's camera; asking before a motion has chosen one is an error naming it."""
+        if self.camera is None:
+            raise GenerationError(f"motion {self.motion!r}: choose a camera first")
+        return self.camera
+
     def screen_axes(self) -> tuple[np.ndarray, np.ndarray]:
         """World directions of the image's right and down: a path drawn in the plane they
         span faces the camera, so its projection keeps its shape exactly."""
-        if self.camera is None:
-            raise GenerationError(f"motion {self.motion!r}: choose a camera first")
-        return self.camera.pose[:3, 0].copy(), -self.camera.pose[:3, 1].copy()
+        camera = self.chosen_camera()
+        return camera.pose[:3, 0].copy(), -camera.pose[:3, 1].copy()
 
     def on_screen_plane(self, centre: np.ndarray, uv: np.ndarray) -> np.ndarray:
         """3D points (T, 3) at ``centre`` + ``uv`` (T, 2) metres along the image's right and

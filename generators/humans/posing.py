@@ -147,7 +147,7 @@ class Posing:
                 self.poses, self.rest, f"{side}_arm", tgt, pole,
                 trans=self.trans, effector=effector, what=f"motion {self.motion!r}",
             )  # fmt: skip
-            if k < rounds - 1:
+            if k < rounds - 1 and palm_toward is not None:
                 psi = self._palm_twist(side, palm_toward)
         self.poses[:, wrist] = axis_angle(axis, np.degrees(psi))
 

@@ -13,7 +13,6 @@ import numpy as np
 
 from tempogen.generators.humans.camera import Framing
 from tempogen.generators.humans.look import RGB, HumanLook
-from tempogen.generators.motion import GenerationError
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.skeleton import INDEX
 from tempogen.labels import Track
@@ -57,9 +56,7 @@ class Tracking(Framing):
 
     def project(self, points: np.ndarray) -> np.ndarray:
         """Pixel positions (..., 2) of world points through the clip's camera."""
-        if self.camera is None:
-            raise GenerationError(f"motion {self.motion!r}: choose a camera first")
-        return self.camera.project(points)
+        return self.chosen_camera().project(points)
 
     def track(
         self,
@@ -79,7 +76,8 @@ class Tracking(Framing):
         frames; the 3D points go into ``meta["joints3d"]`` (millimetres)."""
         pts = np.asarray(points, dtype=np.float64)
         uv = self.project(pts)
-        ppm = np.array([self.camera.pixels_per_metre(p) for p in pts])
+        camera = self.chosen_camera()
+        ppm = np.array([camera.pixels_per_metre(p) for p in pts])
         tr = Track.build(
             name, self.n, x=uv[:, 0], y=uv[:, 1], role=role, shape=shape, color=color,
             size=radius * ppm[0], scale=ppm / ppm[0], angle=angle, lit=lit,

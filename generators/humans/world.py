@@ -71,15 +71,16 @@ def finish_people(rigs: Sequence[Rig]) -> None:
     main, scene = rigs[0], rigs[0].scene
     others = [Mesh(r.body.faces, r.posed().vertices, r.vertex_colors()) for r in rigs[1:]]
     others += [p.mesh() for r in rigs for p in r.props]
+    camera = main.chosen_camera()
     scene.world = BodyWorld(
-        main.body.faces, main.posed().vertices, main.vertex_colors(), main.camera, floor=0.0,
+        main.body.faces, main.posed().vertices, main.vertex_colors(), camera, floor=0.0,
         sequence=main.sequence(), joints=main.joints, others=others,
     )  # fmt: skip
     joints3d = {k: v for r in rigs for k, v in r.joints3d.items()}
     scene.meta.update(
         {
             "joints3d": joints3d,
-            "camera": camera_json(main.camera),
+            "camera": camera_json(camera),
             "look": main.look.to_json(),
             "renderer": "human",
         }

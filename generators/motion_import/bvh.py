@@ -112,9 +112,9 @@ def _mapped(
     full = iter(_joint_names(path))
     names = [next(full, n) if j else n for n, j in zip(names, is_joint)]
     skeleton = Skeleton(names, parent, is_joint, bvh.rest_pose_positions())
-    map_path = joint_map if isinstance(joint_map, (str, Path)) else None
-    given = load_joint_map(joint_map) if map_path is not None else joint_map
-    return skeleton, map_skeleton(path, skeleton, given, map_path)
+    if isinstance(joint_map, (str, Path)):
+        return skeleton, map_skeleton(path, skeleton, load_joint_map(joint_map), joint_map)
+    return skeleton, map_skeleton(path, skeleton, joint_map, None)
 
 
 def _joint_names(path: Path) -> list[str]:
