@@ -195,18 +195,20 @@ def observed_script(labels: Labels, idx: np.ndarray) -> tuple[Step, ...]:
 
 
 def step_text(step: Step) -> list[str]:
+    """A step as sorted ``track.state+`` / ``track.state-`` words (the certificate's form)."""
     return sorted(f"{n}.{s}{'+' if d > 0 else '-'}" for n, s, d in step)
 
 
 def script_json(script: tuple[Step, ...] | tuple[str, ...] | None) -> Any:
+    """A script as the certificate stores it: steps as words, gestures as they are."""
     if script is None:
         return None
     return [s if isinstance(s, str) else step_text(s) for s in script]
 
 
 def max_turn(labels: Labels, idx: np.ndarray) -> float:
-    """The largest turn of any track between two of the frames ``idx``, in degrees, as the
-    angles say (unwrapped: a pair's tracks turn less than a half turn between samples)."""
+    """The largest turn of any track between two of the frames ``idx``, in degrees, read
+    from the angles as they are (not wrapped: every track counts, whatever its shape)."""
     turns = [np.abs(np.diff(t.angle[idx])).max() for t in labels.tracks if len(idx) > 1]
     return float(max(turns, default=0.0))
 

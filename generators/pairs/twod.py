@@ -29,6 +29,7 @@ from tempogen.labels import Labels
 
 
 def ease(u: np.ndarray) -> np.ndarray:
+    """Smoothstep of ``u`` clipped to 0..1: starts and ends at rest."""
     u = np.clip(u, 0.0, 1.0)
     return u * u * (3.0 - 2.0 * u)
 
@@ -54,6 +55,7 @@ class Event:
 
 
 def step(*atoms: Atom) -> Step:
+    """One step of a script: the changes a viewer sees at once."""
     return frozenset(atoms)
 
 
@@ -188,6 +190,7 @@ def object_event(name: str, look: Look, kind: str, unit: float) -> Event:
 
 
 def base_scene(spec: PairSpec) -> tuple[Scene, np.random.Generator, np.ndarray]:
+    """A 2D pair's empty scene, its seeded generator and its background (drawn first)."""
     rng = np.random.default_rng(spec.seed)
     scene = Scene(rng, spec.width, spec.height, spec.fps, spec.num_frames)
     background = make_background(str(rng.choice(BACKGROUNDS)), spec.width, spec.height, rng)
