@@ -25,6 +25,17 @@ import trimesh
 
 from tempogen.generators.camera import Camera
 from tempogen.generators.motion import MISLEADING, Motion, Scene
+from tempogen.generators.placement3d import (
+    fits,
+    flat_board,
+    floor_hit,
+    floor_point,
+    floor_usable,
+    footprint,
+    hull_mask,
+    unproject,
+    view_axes,
+)
 
 RGB = tuple[int, int, int]
 BOARD: RGB = (238, 234, 222)  # the sign's face: off-white
@@ -152,110 +163,7 @@ def wrong_text(motion: Motion, key: str, rng: np.random.Generator, twin_key: str
     return str(rng.choice(words)) if words else ""
 
 
-# where things may stand ---------------------------------------------------------------------
-def footprint(camera: Camera, solids: list[np.ndarray], margin: float) -> np.ndarray:
-    """Pixels any of ``solids`` ((T, V, 3) world points per frame) covers in any frame (each
-    frame's convex hull), grown by ``margin`` pixels: where scenery must not show."""
-    w, h = camera.width, camera.height
-    mask = np.zeros((h, w), np.uint8)
-    for pts in solids:
-        for frame in np.asarray(pts, dtype=np.float64):
-            p = frame[camera.depth(frame) > 0.02]
-            if not len(p):
-                continue
-            uv = np.clip(camera.project(p), [-4 * w, -4 * h], [5 * w, 5 * h])
-            hull = cv2.convexHull(np.round(uv).astype(np.int32))
-            cv2.fillConvexPoly(mask, hull, 1)
-    k = 2 * int(math.ceil(margin)) + 1
-    return cv2.dilate(mask, np.ones((k, k), np.uint8)).astype(bool)
-
-
-def _poly(camera: Camera, quad: np.ndarray) -> np.ndarray:
-    """Mask of the convex hull of pixel points (n, 2)."""
-    mask = np.zeros((camera.height, camera.width), np.uint8)
-    cv2.fillConvexPoly(mask, cv2.convexHull(np.round(quad).astype(np.int32)), 1)
-    return mask.astype(bool)
-
-
-def _fits(
-    camera: Camera,
-    pts: np.ndarray,
-    taken: np.ndarray,
-    edge: float,
-    behind: np.ndarray | None = None,
-    share: float = 0.0,
-) -> np.ndarray | None:
-    """The mask of world points ``pts`` if all lie in front of the camera, ``edge`` pixels
-    inside the frame and clear of ``taken`` (and at most ``share`` of it on ``behind``);
-    else None."""
-    if np.any(camera.depth(pts) <= 0.05):
-        return None
-    uv = camera.project(pts)
-    if (
-        uv[:, 0].min() < edge
-        or uv[:, 1].min() < edge
-        or uv[:, 0].max() > camera.width - edge
-        or uv[:, 1].max() > camera.height - edge
-    ):
-        return None
-    mask = _poly(camera, uv)
-    if np.any(mask & taken):
-        return None
-    if behind is not None and np.count_nonzero(mask & behind) > share * np.count_nonzero(mask):
-        return None
-    return mask
-
-
-def _axes(camera: Camera) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    """Eye, viewing direction, and the level forward and right directions of a camera."""
-    eye, fwd = camera.pose[:3, 3], -camera.pose[:3, 2]
-    level = np.array([fwd[0], 0.0, fwd[2]])
-    level /= max(np.linalg.norm(level), 1e-9)
-    right = np.cross(level, [0.0, 1.0, 0.0])
-    return eye, fwd, level, right
-
-
-def _on_floor(camera: Camera, floor: float, u: float, depth: float) -> np.ndarray:
-    """The floor point ``depth`` metres along the viewing axis, seen at image column ``u``."""
-    eye, fwd, level, right = _axes(camera)
-    s = (depth - (floor - eye[1]) * fwd[1]) / max(float(level @ fwd), 1e-6)
-    lateral = (u - camera.width / 2) / camera.focal * depth
-    p = eye + level * s + right * lateral
-    p[1] = floor
-    return p
-
-
-def _unproject(camera: Camera, u: float, v: float, depth: float) -> np.ndarray:
-    """World point seen at pixel ``(u, v)``, ``depth`` metres along the viewing axis."""
-    f = camera.focal
-    c = np.array([(u - camera.width / 2) / f * depth, -(v - camera.height / 2) / f * depth, -depth])
-    return camera.pose[:3, :3] @ c + camera.pose[:3, 3]
-
-
-def _floor_hit(camera: Camera, floor: float, u: float, v: float) -> np.ndarray | None:
-    """Where the ray through pixel ``(u, v)`` meets the floor, or None (it looks upward)."""
-    eye = camera.pose[:3, 3]
-    ray = _unproject(camera, u, v, 1.0) - eye
-    if ray[1] >= -1e-6 or eye[1] <= floor:
-        return None
-    return eye + ray * (floor - eye[1]) / ray[1]
-
-
-def _flat_board(camera: Camera, centre: np.ndarray, bw: float, bh: float) -> np.ndarray:
-    """Corners of a board lying on the floor at ``centre``, its text upright on screen."""
-    right = camera.pose[:3, 0] * [1.0, 0.0, 1.0]
-    right /= max(np.linalg.norm(right), 1e-9)
-    far = np.cross([0.0, 1.0, 0.0], right)  # level, away from the viewer: the board's top
-    a, b = right * bw / 2, far * bh / 2
-    lift = np.array([0.0, 1e-3, 0.0])
-    return np.stack([centre - a + b, centre + a + b, centre + a - b, centre - a - b]) + lift
-
-
-def _floor_usable(camera: Camera, floor: float | None) -> bool:
-    eye, fwd, _, _ = _axes(camera)
-    return floor is not None and eye[1] > floor + 0.05 and abs(fwd[1]) < 0.95
-
-
+# where things stand ------------------------------------------------------------------------
 def place_sign(
     camera: Camera,
     floor: float | None,
@@ -273,8 +181,8 @@ def place_sign(
     w, h = camera.width, camera.height
     edge = 0.03 * min(w, h) + 2.0
     aspect = max(1.7, 0.62 * len(text) + 0.9)
-    on_floor = _floor_usable(camera, floor)
-    _, fwd, _, right = _axes(camera)
+    on_floor = floor_usable(camera, floor)
+    _, fwd, _, right = view_axes(camera)
     for i in range(2 * TRIES):
         soft = i >= TRIES and tracked is not None
         if i >= TRIES and not soft:
@@ -288,14 +196,14 @@ def place_sign(
         u = float(rng.uniform(edge + wpx / 2, max(w - edge - wpx / 2, edge + wpx / 2 + 1)))
         if floor is not None and not on_floor:  # seen from high above: lying on the floor
             v = float(rng.uniform(edge + hpx / 2, max(h - edge - hpx / 2, edge + hpx / 2 + 1)))
-            centre = _floor_hit(camera, float(floor), u, v)
+            centre = floor_hit(camera, float(floor), u, v)
             if centre is None:
                 continue
             ppm = camera.pixels_per_metre(centre)
-            corners = _flat_board(camera, centre, wpx / ppm, hpx / ppm)
+            corners = flat_board(camera, centre, wpx / ppm, hpx / ppm)
         elif on_floor and i % TRIES < 2 * TRIES // 3:
             depth_base = depth - min(0.0, bh * fwd[1])  # its nearest edge at ``depth``
-            base = _on_floor(camera, float(floor), u, depth_base)  # type: ignore[arg-type]
+            base = floor_point(camera, float(floor), u, depth_base)  # type: ignore[arg-type]
             up = np.array([0.0, bh, 0.0])
             half = right * bw / 2
             corners = np.stack([base - half + up, base + half + up, base + half, base - half])
@@ -303,17 +211,17 @@ def place_sign(
             v = float(rng.uniform(edge + hpx / 2, max(h - edge - hpx / 2, edge + hpx / 2 + 1)))
             corners = np.stack(
                 [
-                    _unproject(camera, u - wpx / 2, v - hpx / 2, depth),
-                    _unproject(camera, u + wpx / 2, v - hpx / 2, depth),
-                    _unproject(camera, u + wpx / 2, v + hpx / 2, depth),
-                    _unproject(camera, u - wpx / 2, v + hpx / 2, depth),
+                    unproject(camera, u - wpx / 2, v - hpx / 2, depth),
+                    unproject(camera, u + wpx / 2, v - hpx / 2, depth),
+                    unproject(camera, u + wpx / 2, v + hpx / 2, depth),
+                    unproject(camera, u - wpx / 2, v + hpx / 2, depth),
                 ]
             )
             if floor is not None and corners[:, 1].min() < floor:
                 continue  # it would sink into the floor
-        if soft and _fits(camera, corners, tracked, edge, taken, 0.34) is not None:
+        if soft and fits(camera, corners, tracked, edge, taken, 0.34) is not None:
             return Sign(text, corners, int(round(2 * hpx)))
-        if not soft and _fits(camera, corners, taken, edge) is not None:
+        if not soft and fits(camera, corners, taken, edge) is not None:
             return Sign(text, corners, int(round(2 * hpx)))
     return None
 
@@ -338,18 +246,18 @@ def place_distractor(
         size_px = float(rng.uniform(0.12, 0.22)) * h
         u = float(rng.uniform(edge, w - edge))
         if floor is not None:
-            hit = _floor_hit(camera, floor, u, float(rng.uniform(edge, h - edge)))
+            hit = floor_hit(camera, floor, u, float(rng.uniform(edge, h - edge)))
             if hit is None or camera.depth(hit) > 3.0 * deep + 2.0:
                 continue
             base, depth = hit, float(camera.depth(hit))
         else:
             depth = deep + float(rng.uniform(0.2, 1.2)) * max(0.25 * deep, 0.5)
             v = float(rng.uniform(edge, h - edge))
-            base = _unproject(camera, u, v, depth) - [0.0, 0.5 * size_px * depth / camera.focal, 0]
+            base = unproject(camera, u, v, depth) - [0.0, 0.5 * size_px * depth / camera.focal, 0]
         pose = yaw.copy()
         pose[:3, 3] = base
         d = Distractor(shape, color, size_px * depth / camera.focal, pose)
-        if _fits(camera, d.points(), taken, edge) is not None:
+        if fits(camera, d.points(), taken, edge) is not None:
             return d
     return None
 
@@ -435,7 +343,7 @@ def decorate(scene: Scene, motion: Motion, key: str) -> None:
         if text:
             sign = place_sign(camera, floor, taken, deep, text, rng, tracked_discs(scene))
         if sign is not None:
-            taken = taken | _poly(camera, camera.project(sign.corners))
+            taken = taken | hull_mask(camera, camera.project(sign.corners))
     placed: list[Distractor] = []
     if paints is None:
         paints = distractor_colors(rng, bright, int(style.distractors))
@@ -443,7 +351,7 @@ def decorate(scene: Scene, motion: Motion, key: str) -> None:
         d = place_distractor(camera, floor, taken, near, deep, color, rng)
         if d is not None:
             placed.append(d)
-            grown = cv2.dilate(_poly(camera, camera.project(d.points())).astype(np.uint8), None)
+            grown = cv2.dilate(hull_mask(camera, camera.project(d.points())).astype(np.uint8), None)
             taken = taken | grown.astype(bool)
     decor = Decor(sign, tuple(placed))
     world.decor = decor  # type: ignore[attr-defined]

@@ -426,7 +426,7 @@ def test_a_damaged_clip_is_rendered_again(one_clip, how):
 
 
 def test_a_changed_spec_or_render_version_is_rendered_again(one_clip, monkeypatch):
-    from tempogen.generators import build
+    from tempogen.generators import build, planning
 
     spec, row, out = one_clip
     before = _stamps(out, spec.id)
@@ -435,7 +435,7 @@ def test_a_changed_spec_or_render_version_is_rendered_again(one_clip, monkeypatc
     assert _stamps(out, spec.id)[0] != before[0]
     build.render_spec(spec, out)
     before = _stamps(out, spec.id)
-    monkeypatch.setattr(build, "RENDER_VERSION", build.RENDER_VERSION + 1)
+    monkeypatch.setattr(planning, "RENDER_VERSION", planning.RENDER_VERSION + 1)
     again = build.render_spec(spec, out)
     assert again["spec_hash"] == spec.hash != row["spec_hash"]
     assert _stamps(out, spec.id)[0] != before[0]

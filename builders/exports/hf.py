@@ -206,7 +206,7 @@ def dataset_card(records: list[dict[str, Any]], config: dict[str, Any] | None) -
             "---",
         ]
     )
-    from tempogen.generators.build import RENDER_VERSION
+    from tempogen.generators.planning import RENDER_VERSION
 
     who = f"tempogen {__version__} (render version {RENDER_VERSION})"
     if config:

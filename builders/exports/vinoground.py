@@ -220,10 +220,10 @@ def _videos(out_dir: Path, index: int) -> dict[str, Path]:
 def render_pair_unit(spec: PairSpec, out_dir: Path) -> dict[str, Any]:
     """A pair's record (``render_pair``'s), reused when its spec and the render version match
     and its three videos are intact, else rendered (both orders and the concatenated clip)."""
-    from tempogen.generators import build
+    from tempogen.generators import planning
 
     out_dir = Path(out_dir)
-    key = spec_hash(spec.to_json(), build.RENDER_VERSION)
+    key = spec_hash(spec.to_json(), planning.RENDER_VERSION)
     videos = _videos(out_dir, spec.index)
     record = _record_path(out_dir, spec.index)
     done = lookup(record, key, digests=videos)

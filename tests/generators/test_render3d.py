@@ -394,15 +394,15 @@ def test_vertex_normals_are_area_weighted_face_normals():
 
 
 def test_binary_coverage_copy_equals_the_premultiplied_blend():
-    from tempogen.generators.render3d import _over
+    from tempogen.generators.backdrop3d import over
 
     rng = np.random.default_rng(1)
     rgba = rng.integers(0, 256, (40, 60, 4), dtype=np.uint8)
     rgba[..., 3] = np.where(rng.random((40, 60)) < 0.4, 255, 0)
     rgba[rgba[..., 3] == 0, :3] = 0  # premultiplied: nothing where nothing was drawn
     back = rng.integers(0, 256, (40, 60, 3), dtype=np.uint8)
-    blended = _over(rgba, back, np.empty_like(back)).copy()
-    copied = _over(rgba, back, np.empty_like(back), binary=True)
+    blended = over(rgba, back, np.empty_like(back)).copy()
+    copied = over(rgba, back, np.empty_like(back), binary=True)
     assert np.array_equal(blended, copied)
 
 

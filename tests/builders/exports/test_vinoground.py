@@ -135,14 +135,14 @@ def _build_one(root: Path) -> Path:
 
 
 def test_pairs_honour_the_render_version(tmp_path: Path, monkeypatch) -> None:
-    from tempogen.generators import build
+    from tempogen.generators import planning
 
     root = _build_one(tmp_path / "one")
     record = root / "records" / "pair0.json"
     before, stored = _stamps(root), record.read_bytes()
     _build_one(root)
     assert _stamps(root) == before and record.read_bytes() == stored  # same version: reused
-    monkeypatch.setattr(build, "RENDER_VERSION", build.RENDER_VERSION + 1)
+    monkeypatch.setattr(planning, "RENDER_VERSION", planning.RENDER_VERSION + 1)
     _build_one(root)
     after = _stamps(root)
     assert all(after[n] != before[n] for n in before), after  # every video rendered again
