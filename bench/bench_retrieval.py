@@ -28,7 +28,8 @@ import numpy as np
 
 from tempogen.io import write_json
 from tempogen.retrieval.corpus import load_vatex
-from tempogen.retrieval.embed import BACKENDS, Encoder, benchmark
+from tempogen.retrieval.embed import BACKENDS, Encoder
+from tempogen.retrieval.embed_bench import benchmark
 from tempogen.retrieval.search import build_index, search
 
 # Each video is one scene (who, doing what, where, how); its captions name the same scene in

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from tempogen.retrieval.events import _TRANSFORM, Events, parse_events, words
+from tempogen.retrieval.events import TRANSFORM_CONNECTIVES, Events, parse_events, words
 from tempogen.retrieval.pairs import MINORS
 
 if TYPE_CHECKING:
@@ -85,7 +85,7 @@ def suggest_categories(pos: str, neg: str = "") -> tuple[str, tuple[str, ...]]:
     agent = bool(ts & _AGENTS)
     if ts & _VIEWPOINT or (ts & _VIEWPOINT_WEAK and not agent):
         return "viewpoint", ()
-    transform = tuple(conn.split()) in _TRANSFORM
+    transform = tuple(conn.split()) in TRANSFORM_CONNECTIVES
     major = "object" if transform or not agent else "action"
     minor: list[str] = []
     if ts & {"it", "them"} and agent:

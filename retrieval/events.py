@@ -21,7 +21,8 @@ _FORWARD: tuple[tuple[str, ...], ...] = (
     ("before",),
 )
 _BACKWARD: tuple[tuple[str, ...], ...] = (("after",),)
-_TRANSFORM: tuple[tuple[str, ...], ...] = tuple(
+# state-change connectives ("turning into", ...): the events they join are one object changing
+TRANSFORM_CONNECTIVES: tuple[tuple[str, ...], ...] = tuple(
     tuple(c.split())
     for c in (
         "turning into",
@@ -39,7 +40,7 @@ _TRANSFORM: tuple[tuple[str, ...], ...] = tuple(
         "becomes",
     )
 )
-_CONNECTIVES = sorted(_FORWARD + _BACKWARD + _TRANSFORM, key=len, reverse=True)
+_CONNECTIVES = sorted(_FORWARD + _BACKWARD + TRANSFORM_CONNECTIVES, key=len, reverse=True)
 _SIMULTANEOUS = ("while", "whilst", "as", "when", "meanwhile", "and")
 
 _IGNORED = frozenset(

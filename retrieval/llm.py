@@ -14,26 +14,66 @@ before a failure are kept and returned with the failure in ``LLMResult.error``;
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
-import re
-import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from tempogen.errors import ConfigurationError, ExternalServiceError
-from tempogen.io import content_hash, write_json
+from tempogen.io import write_json
 from tempogen.retrieval.audit import suggest_categories, words
+from tempogen.retrieval.llm_client import (
+    ChatClient,
+    LLMResult,
+    MalformedReply,
+    Messages,
+    RequestDeadline,
+    ask_chat,
+    cache_key,
+    chat_client,
+    notify_stderr,
+    read_cached_reply,
+    retry_after,
+)
+from tempogen.retrieval.llm_config import (
+    ENV_API_KEY,
+    ENV_BASE_URL,
+    ENV_MODEL,
+    LLM_FIELDS,
+    LLMConfig,
+    LLMError,
+    load_llm_options,
+    resolve_config,
+)
+from tempogen.retrieval.llm_parse import parse_pairs
 from tempogen.retrieval.pairs import CaptionPair
 
-ENV_BASE_URL = "TEMPOGEN_LLM_BASE_URL"
-ENV_API_KEY = "TEMPOGEN_LLM_API_KEY"
-ENV_MODEL = "TEMPOGEN_LLM_MODEL"
+__all__ = [  # the endpoint settings, client and reply parser live in llm_config/_client/_parse
+    "ENV_API_KEY",
+    "ENV_BASE_URL",
+    "ENV_MODEL",
+    "FIRST_REQUEST",
+    "LLM_FIELDS",
+    "NEXT_REQUEST",
+    "SEED_EXAMPLES",
+    "SYSTEM_PROMPT",
+    "ChatClient",
+    "LLMConfig",
+    "LLMError",
+    "LLMResult",
+    "MalformedReply",
+    "Messages",
+    "RequestDeadline",
+    "ask_chat",
+    "cache_key",
+    "chat_client",
+    "generate_llm_pairs",
+    "load_llm_options",
+    "parse_pairs",
+    "read_cached_reply",
+    "resolve_config",
+    "retry_after",
+    "user_prompt",
+]
 
 SEED_EXAMPLES: tuple[tuple[str, str], ...] = (
     ("a man eats then watches tv", "a man watches tv then eats"),
@@ -73,450 +113,6 @@ def user_prompt(seeds: Sequence[tuple[str, str]] = SEED_EXAMPLES) -> str:
     )
 
 
-class LLMError(ExternalServiceError):
-    """No pair could be obtained from the endpoint; the message names it."""
-
-
-@dataclass(frozen=True)
-class LLMConfig:
-    """Where and how to ask; small delays and few attempts make tests fast."""
-
-    base_url: str | None
-    api_key: str
-    model: str
-    timeout: float = 60.0  # seconds for each whole request (not per socket read)
-    max_attempts: int = 5
-    backoff: float = 1.0
-    max_backoff: float = 30.0  # the longest wait between attempts, Retry-After included
-    temperature: float | None = None
-
-    def __post_init__(self) -> None:
-        for key in ("timeout", "max_attempts", "backoff", "max_backoff"):
-            kind, lo, hi = LLM_FIELDS[key]
-            value = getattr(self, key)
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            if not ok or (kind is int and not isinstance(value, int)) or not lo <= value <= hi:
-                raise ConfigurationError(
-                    f"LLM setting {key}: must be within {lo:g}..{hi:g}, got {value!r}"
-                )
-
-    @property
-    def endpoint(self) -> str:
-        return f"{self.base_url or 'https://api.openai.com/v1'} (model {self.model})"
-
-
-def resolve_config(
-    base_url: str | None = None,
-    api_key: str | None = None,
-    model: str | None = None,
-    **options: Any,
-) -> LLMConfig:
-    """Take each setting from the argument, else the TEMPOGEN_LLM_* environment variable.
-
-    A key is required only for OpenAI's own endpoint; a local server gets "unused".
-    """
-    base_url = base_url or os.environ.get(ENV_BASE_URL) or None
-    api_key = api_key or os.environ.get(ENV_API_KEY) or None
-    model = model or os.environ.get(ENV_MODEL) or None
-    if not model:
-        raise LLMError(f"no model given: pass one or set {ENV_MODEL}")
-    if not api_key:
-        if not base_url:
-            raise LLMError(
-                f"no API key for OpenAI's endpoint: set {ENV_API_KEY}, or {ENV_BASE_URL}"
-                " for a local OpenAI-compatible server"
-            )
-        api_key = "unused"
-    url = base_url.rstrip("/") if base_url else None
-    return LLMConfig(base_url=url, api_key=api_key, model=model, **options)
-
-
-LLM_FIELDS = {  # YAML key -> (type, low, high); strings have no bounds
-    "base_url": (str, None, None),
-    "model": (str, None, None),
-    "timeout": (float, 0.1, 3600.0),
-    "max_attempts": (int, 1, 50),
-    "backoff": (float, 0.0, 600.0),
-    "max_backoff": (float, 0.0, 3600.0),
-    "temperature": (float, 0.0, 2.0),
-}
-
-
-def load_llm_options(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """Endpoint settings from a YAML file (``base_url``, ``model``, ``timeout`` seconds per
-    request, ``max_attempts``, ``backoff``, ``max_backoff``, ``temperature``); a wrong key or
-    value is an :class:`LLMError` naming file, line and field. Keys stay out of files: the API
-    key comes from the flag or ``TEMPOGEN_LLM_API_KEY``."""
-    from tempogen.errors import InputFileError
-    from tempogen.io import load_yaml
-
-    try:
-        data, lines = load_yaml(path, "LLM settings")
-    except InputFileError as exc:
-        raise LLMError(str(exc)) from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise LLMError(f"{path}:1: expected a mapping of settings, got {type(data).__name__}")
-    out: dict[str, Any] = {}
-    for key, value in data.items():
-        where = f"{path}:{lines.get(str(key), 1)}: {key}"
-        if key not in LLM_FIELDS:
-            raise LLMError(f"{where}: unknown setting; known: {', '.join(LLM_FIELDS)}")
-        kind, lo, hi = LLM_FIELDS[key]
-        if kind is str:
-            if not isinstance(value, str) or not value:
-                raise LLMError(f"{where}: expected text, got {value!r}")
-        else:
-            ok = isinstance(value, int | float) and not isinstance(value, bool)
-            if not ok or (kind is int and not isinstance(value, int)):
-                raise LLMError(f"{where}: expected {kind.__name__}, got {value!r}")
-            if not lo <= value <= hi:
-                raise LLMError(f"{where}: must be within {lo:g}..{hi:g}, got {value!r}")
-        out[key] = kind(value)
-    return out
-
-
-# --------------------------------------------------------------------------- parsing
-
-_QUOTED = re.compile(r'"([^"]+)"|\u201c([^\u201d]+)\u201d|(?<![a-z])\'([^\']+)\'(?![a-z])', re.I)
-_SEPARATORS = re.compile(
-    r"\s+(?:vs\.?|versus|v\.)\s+|\s*(?:->|=>|→|⟶|⇒)\s*|\s+\|\s+|\s+/\s+|\s+[-\u2013\u2014]\s+",
-    re.I,
-)
-_NUMBER = re.compile(r"^\s*(?:[-*\u2022]\s*)?(?:\(?(\d+)([a-z]?)[.):]|\(?([a-z])[.)])?\s*", re.I)
-_LABEL = re.compile(
-    r"^\s*(?:\*\*)?(?:pair\s*\d*|positive|negative|pos|neg|caption\s*[12ab]?|original|"
-    r"counterfactual|video\s*[12ab]|[ab])(?:\*\*)?\s*[:.)-]\s*(?:\*\*)?\s*",
-    re.I,
-)
-
-
-def _clean(text: str) -> str:
-    text = text.strip().strip("*_`").strip()
-    text = text.strip("\"'\u201c\u201d\u2018\u2019").strip()
-    text = re.sub(r"\s+", " ", text)
-    return text.rstrip(".;,").strip()
-
-
-def _split(line: str) -> tuple[str, str] | None:
-    quoted = [next(g for g in m.groups() if g) for m in _QUOTED.finditer(line)]
-    if len(quoted) == 2:
-        return _clean(quoted[0]), _clean(quoted[1])
-    parts = [p for p in _SEPARATORS.split(line) if p.strip()]
-    if len(parts) == 2:
-        return _clean(_LABEL.sub("", parts[0])), _clean(_LABEL.sub("", parts[1]))
-    return None
-
-
-def _close(a: str, b: str) -> bool:
-    """Two lines share most words: a guard so chatter is never paired with a caption."""
-    wa, wb = set(words(a)), set(words(b))
-    return bool(wa and wb) and len(wa & wb) / len(wa | wb) >= 0.5
-
-
-_FENCED_JSON = re.compile(r"```(?:json)?\s*([\[{].*?[\]}])\s*```", re.S)
-
-
-def _from_json(text: str) -> list[tuple[str, str]] | None:
-    fenced = _FENCED_JSON.search(text)
-    body = fenced.group(1) if fenced else text.strip()
-    if body[:1] not in ("[", "{"):
-        return None
-    try:
-        data = json.loads(body)
-    except json.JSONDecodeError:
-        return None
-    if isinstance(data, dict):
-        data = next((v for v in data.values() if isinstance(v, list)), [data])
-    out = []
-    for item in data if isinstance(data, list) else []:
-        if isinstance(item, dict):
-            vals = [item.get(k) for k in ("pos", "neg")]
-            if not all(isinstance(v, str) for v in vals):
-                vals = [v for v in item.values() if isinstance(v, str)][:2]
-        elif isinstance(item, list):
-            vals = [v for v in item if isinstance(v, str)][:2]
-        else:
-            continue
-        if len(vals) == 2 and all(v.strip() for v in vals):
-            out.append((_clean(vals[0]), _clean(vals[1])))
-    return out or None
-
-
-def parse_pairs(text: str) -> list[tuple[str, str]]:
-    """Caption pairs from a reply in any common layout, in order, without repeats.
-
-    One line per pair, numbered or bulleted or not: two quoted captions, or two captions
-    joined by "vs", "->", "=>", "|", " / " or a dash. Two lines per pair: a caption line
-    (numbered or labelled "Positive:", "Caption 1:", "1a.", ...) followed by a second caption
-    line, accepted only when the two share most words. A JSON list of {"pos","neg"} objects
-    or of two-string lists also works.
-    """
-    js = _from_json(text)
-    if js is not None:
-        return _unique(js)
-    pairs: list[tuple[str, str]] = []
-    pending: tuple[str, str | None] | None = None  # (caption, item number)
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line or line.startswith("```") or re.fullmatch(r"[|:\- ]+", line):
-            continue
-        m = _NUMBER.match(line)
-        number = m.group(1) if m and m.group(1) else None
-        body = _LABEL.sub("", line[m.end() :] if m else line).strip()
-        body = body.strip("|").strip()
-        if "|" in body and _split(body) is None:  # markdown table row: | a | b |
-            cells = [c.strip() for c in body.split("|") if c.strip()]
-            if len(cells) >= 2:
-                body = f'"{cells[-2]}" "{cells[-1]}"'
-        got = _split(body)
-        if got is not None:
-            pairs.append(got)
-            pending = None
-            continue
-        caption = _clean(body)
-        if not caption or caption.endswith(":") or len(words(caption)) < 2:
-            pending = None
-            continue
-        if pending is not None and (number is None or number == pending[1]):
-            if _close(pending[0], caption):
-                pairs.append((pending[0], caption))
-                pending = None
-                continue
-        pending = (caption, number)
-    return _unique(pairs)
-
-
-def _unique(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
-    seen: set[tuple[str, ...]] = set()
-    out = []
-    for a, b in pairs:
-        if len(words(a)) < 2 or len(words(b)) < 2:  # headers, stray labels
-            continue
-        key = tuple(sorted((" ".join(words(a)), " ".join(words(b)))))
-        if key in seen or key[0] == key[1]:
-            continue
-        seen.add(key)
-        out.append((a, b))
-    return out
-
-
-# --------------------------------------------------------------------------- asking
-
-
-@dataclass
-class LLMResult:
-    """Pairs obtained, and what happened: rounds answered, cache hits, HTTP requests made
-    (retries included), the failure that stopped the conversation if any, and a log."""
-
-    pairs: list[CaptionPair]
-    rounds: int = 0
-    cache_hits: int = 0
-    requests: int = 0
-    error: str | None = None
-    log: list[str] = field(default_factory=list)
-
-
-Messages = list[dict[str, Any]]  # a message's content: text, or parts (text and images)
-
-
-def cache_key(base_url: str | None, model: str, messages: Messages) -> str:
-    """SHA-256 of (base_url, model, messages): equal conversations hit the same entry."""
-    return content_hash({"base_url": base_url or "", "model": model, "messages": messages})
-
-
-class MalformedReply(Exception):
-    """A 200 reply without a usable message (empty, no choices, not chat JSON): retried."""
-
-
-def _retryable(exc: BaseException) -> bool:
-    import openai
-
-    if isinstance(exc, MalformedReply | RequestDeadline):
-        return True
-    if isinstance(exc, openai.APIConnectionError | openai.RateLimitError):
-        return True  # APITimeoutError is an APIConnectionError
-    if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
-        return True  # a garbled 200 body
-    return isinstance(exc, openai.APIStatusError) and (
-        exc.status_code >= 500 or exc.status_code in (408, 409)
-    )
-
-
-def retry_after(exc: BaseException) -> float | None:
-    """Seconds a 429/503 reply asks the client to wait (``Retry-After``: seconds or an
-    HTTP date), or None when it does not say."""
-    response = getattr(exc, "response", None)
-    raw = response.headers.get("retry-after") if response is not None else None
-    if not raw:
-        return None
-    try:
-        return max(0.0, float(raw))
-    except ValueError:
-        pass
-    from email.utils import parsedate_to_datetime
-
-    try:
-        when = parsedate_to_datetime(raw)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _describe(exc: BaseException) -> str:
-    import openai
-
-    if isinstance(exc, MalformedReply):
-        return str(exc)
-    if isinstance(exc, RequestDeadline):
-        return f"timed out: {exc}"
-    if isinstance(exc, openai.APIStatusError):
-        return f"HTTP {exc.status_code}: {exc.message}"
-    if isinstance(exc, openai.APITimeoutError):
-        return "timed out"
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc
-        return f"cannot connect ({cause})"
-    if isinstance(exc, openai.APIResponseValidationError | json.JSONDecodeError):
-        return "malformed reply (not chat-completion JSON)"
-    return f"{type(exc).__name__}: {exc}"
-
-
-class RequestDeadline(Exception):
-    """A request ran past its whole-request deadline (``LLMConfig.timeout``): retried."""
-
-
-class ChatClient:
-    """An OpenAI client whose every request has one deadline for the whole request.
-
-    httpx's timeout bounds each socket read, so a server dripping a byte every half second
-    never trips it; here the request runs in a daemon thread and is abandoned (its
-    connections closed, a fresh client made) once ``config.timeout`` seconds have passed."""
-
-    def __init__(self, config: LLMConfig) -> None:
-        self.config = config
-        self._client: Any = None
-
-    def _openai(self) -> Any:
-        try:
-            import openai
-        except ImportError as exc:  # pragma: no cover - openai is a dependency
-            raise LLMError(
-                "the 'openai' package is needed for --source llm: pip install openai"
-            ) from exc
-        if self._client is None:
-            c = self.config
-            self._client = openai.OpenAI(
-                base_url=c.base_url, api_key=c.api_key, timeout=c.timeout, max_retries=0
-            )
-        return self._client
-
-    def complete(self, **kwargs: Any) -> Any:
-        """``chat.completions.create(**kwargs)``, or :class:`RequestDeadline` at the deadline."""
-        client = self._openai()
-        box: dict[str, Any] = {}
-        done = threading.Event()
-
-        def run() -> None:
-            try:
-                box["reply"] = client.chat.completions.create(**kwargs)
-            except BaseException as exc:  # handed to the caller's thread
-                box["error"] = exc
-            finally:
-                done.set()
-
-        threading.Thread(target=run, name="tempogen-llm-request", daemon=True).start()
-        if not done.wait(self.config.timeout):
-            self._client = None
-            with contextlib.suppress(Exception):
-                client.close()  # the abandoned thread's reads fail once its socket is closed
-            raise RequestDeadline(
-                f"no complete reply within the {self.config.timeout:g} s deadline"
-            )
-        if "error" in box:
-            raise box["error"]
-        return box["reply"]
-
-
-def chat_client(config: LLMConfig) -> ChatClient:
-    """A client for ``config``'s endpoint: its own retries off (:func:`ask_chat` retries), a
-    whole-request deadline of ``config.timeout`` seconds."""
-    return ChatClient(config)
-
-
-def _stderr(line: str) -> None:
-    print(f"tempogen: {line}", file=sys.stderr, flush=True)
-
-
-def ask_chat(
-    client: ChatClient,
-    config: LLMConfig,
-    messages: Messages,
-    sleep: Callable[[float], None],
-    result: LLMResult,
-    notify: Callable[[str], None] = _stderr,
-) -> str:
-    """One chat completion with bounded retries; raise LLMError naming the endpoint.
-
-    Each attempt has ``config.timeout`` seconds in all; between attempts it waits the
-    backoff, or what a ``Retry-After`` header asks capped at ``config.max_backoff``, and
-    says so through ``notify`` (stderr): how long, why, and which attempt comes next."""
-    delay = config.backoff
-    for attempt in range(1, config.max_attempts + 1):
-        result.requests += 1
-        try:
-            kwargs: dict[str, Any] = {"model": config.model, "messages": messages}
-            if config.temperature is not None:
-                kwargs["temperature"] = config.temperature
-            reply = client.complete(**kwargs)
-            choices = getattr(reply, "choices", None)
-            if not isinstance(choices, list) or not choices:
-                raise MalformedReply("malformed reply (no choices)")
-            content = getattr(getattr(choices[0], "message", None), "content", None)
-            if not isinstance(content, str) or not content.strip():
-                raise MalformedReply("empty reply")
-            return content
-        except Exception as exc:
-            what = _describe(exc)
-            if not _retryable(exc):
-                raise LLMError(f"{config.endpoint}: {what}") from exc
-            if attempt == config.max_attempts:
-                raise LLMError(
-                    f"{config.endpoint}: {what}; gave up after {attempt} attempts"
-                ) from exc
-            asked = retry_after(exc)
-            wait = min(max(delay, asked), config.max_backoff) if asked is not None else delay
-            said = ""
-            if asked is not None:
-                capped = f", capped at max_backoff {config.max_backoff:g}s" if asked > wait else ""
-                said = f" (Retry-After {asked:g}s{capped})"
-            result.log.append(f"attempt {attempt}: {what}; retrying in {wait:.2f}s{said}")
-            if asked is not None or wait >= 5:
-                notify(
-                    f"{config.endpoint}: {what}; waiting {wait:g} s{said} before attempt "
-                    f"{attempt + 1} of {config.max_attempts}"
-                )
-            sleep(wait)
-            delay = min(delay * 2, config.max_backoff)
-    raise LLMError(f"{config.endpoint}: max_attempts must be at least 1")  # pragma: no cover
-
-
-def read_cached_reply(path: Path) -> tuple[str | None, str]:
-    """A cached reply's text, or None and why the entry cannot be used (unreadable, not
-    UTF-8, not JSON, no ``response`` text): a damaged entry is asked again, never a crash."""
-    try:
-        data = json.loads(path.read_bytes().decode("utf-8"))
-    except OSError as exc:
-        return None, f"cannot read: {exc.strerror or exc}"
-    except (UnicodeDecodeError, ValueError) as exc:
-        return None, f"not JSON: {exc}"
-    reply = data.get("response") if isinstance(data, dict) else None
-    if not isinstance(reply, str) or not reply.strip():
-        return None, "no 'response' text"
-    return reply, ""
-
-
 def generate_llm_pairs(
     n: int,
     config: LLMConfig,
@@ -525,7 +121,7 @@ def generate_llm_pairs(
     max_rounds: int | None = None,
     stall_rounds: int = 3,
     sleep: Callable[[float], None] = time.sleep,
-    notify: Callable[[str], None] = _stderr,
+    notify: Callable[[str], None] = notify_stderr,
 ) -> LLMResult:
     """Ask for pairs, 10 a round in one conversation, until ``n`` distinct pairs.
 

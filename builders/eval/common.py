@@ -51,25 +51,27 @@ KIND_ALIASES = {
 
 
 # ---------------------------------------------------------------------------------------------
-# shared helpers
+# shared helpers (public: the per-benchmark scorers use them)
 
 
-class _Problems(list):
+class Problems(list):
     """``problems`` entries: where (``file:line`` or a path) and reason."""
 
     def add(self, where: Any, reason: str) -> None:
         self.append({"where": str(where), "reason": reason})
 
 
-def _pct(num: float, den: float) -> float | None:
+def percent(num: float, den: float) -> float | None:
+    """``num / den`` in percent to two places; ``None`` for an empty denominator."""
     return round(100.0 * num / den, 2) if den else None
 
 
-def _acc(correct: int, total: int) -> dict[str, Any]:
-    return {"correct": correct, "total": total, "accuracy": _pct(correct, total)}
+def accuracy(correct: int, total: int) -> dict[str, Any]:
+    """A score entry: correct, total and accuracy in percent."""
+    return {"correct": correct, "total": total, "accuracy": percent(correct, total)}
 
 
-def _records(path: Path, problems: _Problems) -> Iterator[tuple[str, dict[str, Any]]]:
+def prediction_records(path: Path, problems: Problems) -> Iterator[tuple[str, dict[str, Any]]]:
     """``(where, row)`` for each JSON object in a JSONL file, or in a ``.json`` list.
 
     A ``.json`` file that is not one JSON document is read as JSONL. Malformed lines and
@@ -111,7 +113,7 @@ def _records(path: Path, problems: _Problems) -> Iterator[tuple[str, dict[str, A
         yield f"{path}:{n}", row
 
 
-def _response(row: dict[str, Any]) -> str | None:
+def response_text(row: dict[str, Any]) -> str | None:
     """The response text; a list (Qwen's scripts write ``[text]``) gives its first string."""
     value = row.get("response")
     if isinstance(value, list):
@@ -119,25 +121,27 @@ def _response(row: dict[str, Any]) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def _short(text: str | None, n: int = 60) -> str:
+def short_repr(text: str | None, n: int = 60) -> str:
+    """``repr(text)`` cut to ``n`` characters, for problem messages."""
     text = repr(text)
     return text if len(text) <= n else text[: n - 3] + "..."
 
 
-def _load_json(path: Path) -> Any:
+def load_dataset_json(path: Path) -> Any:
     """A dataset JSON file (:func:`tempogen.io.read_json`); errors name the file and line."""
     if not path.is_file():
         raise MissingFileError(f"{path}: no such file")
     return read_json(path, "dataset file")
 
 
-def _ordered(keys: Iterable[str], first: Sequence[str]) -> list[str]:
+def ordered_names(keys: Iterable[str], first: Sequence[str]) -> list[str]:
     """Known names in their canonical order, then the rest sorted."""
     keys = set(keys)
     return [k for k in first if k in keys] + sorted(keys - set(first))
 
 
-def _prediction_files(path: Path, problems: _Problems) -> list[Path]:
+def prediction_files(path: Path, problems: Problems) -> list[Path]:
+    """The prediction files a path names: the file itself, or a folder's JSONL / JSON files."""
     if path.is_dir():
         files = sorted(p for p in path.rglob("*") if p.suffix.lower() in (".jsonl", ".json"))
         if not files:

@@ -15,13 +15,13 @@ from tempogen.builders.eval.common import (
     EPSILON,
     SETTING_ALIASES,
     SINGLE_FRAME_SETTINGS,
-    _acc,
-    _load_json,
-    _ordered,
-    _Problems,
-    _records,
-    _response,
-    _short,
+    Problems,
+    accuracy,
+    load_dataset_json,
+    ordered_names,
+    prediction_records,
+    response_text,
+    short_repr,
 )
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.questions import TASKS, VARIATION_KEYS
@@ -45,7 +45,7 @@ def _load_tomato(root: Path) -> dict[tuple[str, str], dict[str, Any]]:
     if not files:
         raise MissingFileError(f"{root / 'data'}: no reasoning-type JSON files")
     for path in files:
-        data = _load_json(path)
+        data = load_dataset_json(path)
         if not isinstance(data, dict):
             raise InputFileError(f"{path}: expected a JSON object keyed by question id")
         for qid, entry in data.items():
@@ -111,7 +111,7 @@ _TOMATO_DIR = re.compile(
 
 
 def _tomato_results(
-    root: Path, problems: _Problems
+    root: Path, problems: Problems
 ) -> Iterator[tuple[str, dict[str, Any], dict[str, Any]]]:
     """Lines of TOMATO's results tree as ``(where, row, context)``.
 
@@ -152,13 +152,13 @@ def _tomato_results(
             "setting": setting,
             "frames": frames,
         }
-        for where, row in _records(path, problems):
+        for where, row in prediction_records(path, problems):
             yield where, row, context
 
 
-def _tomato_lines(path: Path, problems: _Problems) -> Iterator[tuple[str, dict[str, Any], dict]]:
+def _tomato_lines(path: Path, problems: Problems) -> Iterator[tuple[str, dict[str, Any], dict]]:
     """Lines of one predictions JSONL: task, id, response, optional frames / setting / model."""
-    for where, row in _records(path, problems):
+    for where, row in prediction_records(path, problems):
         parsed = _setting(row.get("setting"), row.get("frames"))
         if isinstance(parsed, str):
             problems.add(where, parsed)
@@ -192,16 +192,18 @@ def _tomato_summary(
             if variation.get(flag):
                 by_var[flag].append(ok)
     correct = sum(answers.values())
-    out = _acc(correct, len(answers))
+    out = accuracy(correct, len(answers))
     out["unparsable"] = unparsable
     out["missing"] = len(entries) - len(answers)
-    out["per_task"] = {t: _acc(sum(by_task[t]), len(by_task[t])) for t in _ordered(by_task, TASKS)}
+    out["per_task"] = {
+        t: accuracy(sum(by_task[t]), len(by_task[t])) for t in ordered_names(by_task, TASKS)
+    }
     out["per_demonstration_type"] = {
-        d: _acc(sum(by_demo[d]), len(by_demo[d]))
-        for d in _ordered(by_demo, ("human", "object", "simulated"))
+        d: accuracy(sum(by_demo[d]), len(by_demo[d]))
+        for d in ordered_names(by_demo, ("human", "object", "simulated"))
     }
     out["per_variation"] = {
-        f: _acc(sum(by_var[f]), len(by_var[f])) for f in VARIATION_KEYS if by_var[f]
+        f: accuracy(sum(by_var[f]), len(by_var[f])) for f in VARIATION_KEYS if by_var[f]
     }
     instance = instance_accuracy(answers, entries)
     if instance["pairs"]:
@@ -229,11 +231,11 @@ def instance_accuracy(
             continue
         by_task[keys[0][0]].append(all(answers[k] for k in keys))
     both = [ok for oks in by_task.values() for ok in oks]
-    out = _acc(sum(both), len(both))
+    out = accuracy(sum(both), len(both))
     out["pairs"] = out.pop("total")
     out["incomplete"] = incomplete
     out["per_task"] = {
-        t: {**_acc(sum(by_task[t]), len(by_task[t]))} for t in _ordered(by_task, TASKS)
+        t: {**accuracy(sum(by_task[t]), len(by_task[t]))} for t in ordered_names(by_task, TASKS)
     }
     for v in out["per_task"].values():
         v["pairs"] = v.pop("total")
@@ -309,7 +311,7 @@ def score_tomato(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any]
     root = _tomato_root(dataset_dir)
     entries = _load_tomato(root)
     by_key = {(t, str(e.get("key"))): (t, qid) for (t, qid), e in entries.items()}
-    problems = _Problems()
+    problems = Problems()
     pred = Path(predictions)
     if pred.is_dir():
         for sub in ("results", "parsed_results"):
@@ -354,10 +356,10 @@ def score_tomato(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any]
                 where, f"duplicate prediction for {task}/{key[1]} in {model} {run}; kept the first"
             )
             continue
-        response = _response(row)
+        response = response_text(row)
         choice = parse_choice(response, entry["options"]) if response is not None else None
         if choice is None:
-            problems.add(where, f"unparsable response {_short(response)}; counted wrong")
+            problems.add(where, f"unparsable response {short_repr(response)}; counted wrong")
             unparsable[(model, run)] += 1
         gt = row.get("gt")
         if isinstance(gt, list) and gt:

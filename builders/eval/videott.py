@@ -13,14 +13,14 @@ from tempogen.builders.eval.common import (
     KIND_ALIASES,
     VIDEOTT_KINDS,
     VIDEOTT_OPEN,
-    _acc,
-    _load_json,
-    _pct,
-    _prediction_files,
-    _Problems,
-    _records,
-    _response,
-    _short,
+    Problems,
+    accuracy,
+    load_dataset_json,
+    percent,
+    prediction_files,
+    prediction_records,
+    response_text,
+    short_repr,
 )
 from tempogen.errors import InputFileError
 
@@ -62,7 +62,7 @@ def _mc_answer(q: dict[str, Any], where: str) -> int:
 def _load_videott(root: Path) -> tuple[dict[str, list[str]], dict[str, dict[str, Any]]]:
     """Videos (``video_id -> [qid]``) and questions (``qid -> question with kind, video_id``)."""
     path = root / "videott.json" if root.is_dir() else root
-    data = _load_json(path)
+    data = load_dataset_json(path)
     if not isinstance(data, list):
         raise InputFileError(f"{path}: expected a JSON list of videos")
     videos: dict[str, list[str]] = {}
@@ -135,11 +135,11 @@ def score_videott(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any
     for qid, q in questions.items():
         by_video_kind[(q["video_id"], q["kind"])].append(qid)
     rejected = _distractors(questions)
-    problems = _Problems()
+    problems = Problems()
     answers: dict[str, dict[str, bool]] = defaultdict(dict)
     unparsable: dict[str, int] = defaultdict(int)
-    for path in _prediction_files(Path(predictions), problems):
-        for where, row in _records(path, problems):
+    for path in prediction_files(Path(predictions), problems):
+        for where, row in prediction_records(path, problems):
             qid = row.get("qid")
             if qid is not None:
                 qid = str(qid)
@@ -163,11 +163,13 @@ def score_videott(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any
                 problems.add(where, f"duplicate prediction for {qid} in {model}; kept the first")
                 continue
             q = questions[qid]
-            response = _response(row)
+            response = response_text(row)
             if q["kind"] == "multiple_choice":
                 choice = parse_choice(response, q["options"]) if response is not None else None
                 if choice is None:
-                    problems.add(where, f"unparsable response {_short(response)}; counted wrong")
+                    problems.add(
+                        where, f"unparsable response {short_repr(response)}; counted wrong"
+                    )
                     unparsable[model] += 1
                 ok = choice == q["answer_index"]
             else:
@@ -186,7 +188,7 @@ def score_videott(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any
         for kind in VIDEOTT_KINDS:
             qids = [qid for qid, q in questions.items() if q["kind"] == kind]
             if qids:
-                per_kind[kind] = _acc(sum(got.get(q, False) for q in qids), len(qids))
+                per_kind[kind] = accuracy(sum(got.get(q, False) for q in qids), len(qids))
         primary_right = all_right = 0
         for qids in videos.values():
             primary = [q for q in qids if questions[q]["kind"] == "primary"]
@@ -195,7 +197,7 @@ def score_videott(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any
                 if all(got.get(q, False) for q in qids):
                     all_right += 1
         accs = [v["accuracy"] for v in per_kind.values() if v["accuracy"] is not None]
-        overall = _acc(sum(got.get(q, False) for q in questions), len(questions))
+        overall = accuracy(sum(got.get(q, False) for q in questions), len(questions))
         models[model] = {
             "overall": overall,
             "average": round(sum(accs) / len(accs), 2) if accs else None,
@@ -203,7 +205,7 @@ def score_videott(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any
             "robustness": {
                 "all_correct": all_right,
                 "primary_correct": primary_right,
-                "score": _pct(all_right, primary_right),
+                "score": percent(all_right, primary_right),
             },
             "answered": len(got),
             "missing": len(questions) - len(got),

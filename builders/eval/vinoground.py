@@ -16,14 +16,14 @@ from tempogen.builders.eval.common import (
     VINO_MAJOR,
     VINO_MINOR,
     VINO_VIDEO_OPTIONS,
-    _load_json,
-    _ordered,
-    _pct,
-    _prediction_files,
-    _Problems,
-    _records,
-    _response,
-    _short,
+    Problems,
+    load_dataset_json,
+    ordered_names,
+    percent,
+    prediction_files,
+    prediction_records,
+    response_text,
+    short_repr,
 )
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import read_text
@@ -70,7 +70,7 @@ def load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[s
     questions: dict[tuple[str, str], dict[str, Any]] = {}
     for kind in ("text", "video"):
         path = root / f"vinoground_{kind}score.json"
-        data = _load_json(path)
+        data = load_dataset_json(path)
         if not isinstance(data, list):
             raise InputFileError(f"{path}: expected a JSON list of questions")
         for i, q in enumerate(data):
@@ -126,7 +126,7 @@ def _vino_kind(name: str) -> str | None:
 
 
 def _vino_lines(
-    predictions: PathLike | Sequence[PathLike], problems: _Problems
+    predictions: PathLike | Sequence[PathLike], problems: Problems
 ) -> Iterator[tuple[str, dict[str, Any], str, str | None]]:
     """``(where, row, run, kind-from-file-name)`` for every predictions line.
 
@@ -139,10 +139,10 @@ def _vino_lines(
     if isinstance(predictions, str | os.PathLike):
         base = Path(predictions)
         if base.is_file() and _vino_kind(base.name) is None:
-            for where, row in _records(base, problems):
+            for where, row in prediction_records(base, problems):
                 yield where, row, str(row.get("model", base.stem)), None
             return
-        files = _prediction_files(base, problems)
+        files = prediction_files(base, problems)
         root = base if base.is_dir() else base.parent
     else:
         files = [Path(p) for p in predictions]
@@ -159,7 +159,7 @@ def _vino_lines(
         variant = re.sub(r"(?i)textscore|videoscore|text|video|response|results?", "", path.stem)
         variant = re.sub(r"[-_.\s]+", "-", variant).strip("-")
         run = f"{model} [{variant}]" if variant else model
-        for where, row in _records(path, problems):
+        for where, row in prediction_records(path, problems):
             yield where, row, run, kind
 
 
@@ -170,9 +170,9 @@ def _vino_group(pairs: list[tuple[bool, bool]]) -> dict[str, Any]:
     n = len(pairs)
     return {
         "pairs": n,
-        "text": _pct(text, n),
-        "video": _pct(video, n),
-        "group": _pct(group, n),
+        "text": percent(text, n),
+        "video": percent(video, n),
+        "group": percent(group, n),
         "text_correct": text,
         "video_correct": video,
         "group_correct": group,
@@ -192,7 +192,7 @@ def score_vinoground(
     """
     root = Path(dataset_dir)
     pairs, questions = load_vinoground(root)
-    problems = _Problems()
+    problems = Problems()
     answers: dict[str, dict[tuple[str, str], bool]] = defaultdict(dict)
     unparsable: dict[tuple[str, str], int] = defaultdict(int)
     for where, row, run, file_kind in _vino_lines(predictions, problems):
@@ -210,10 +210,10 @@ def score_vinoground(
             problems.add(where, f"duplicate prediction for {kind} {idx} in {run}; kept the first")
             continue
         q = questions[key]
-        response = _response(row)
+        response = response_text(row)
         choice = parse_choice(response, q["options"]) if response is not None else None
         if choice is None:
-            problems.add(where, f"unparsable response {_short(response)}; counted wrong")
+            problems.add(where, f"unparsable response {short_repr(response)}; counted wrong")
             unparsable[(run, kind)] += 1
         answers[run][key] = choice == q["gt"]
 
@@ -241,8 +241,12 @@ def score_vinoground(
             }
             for kind in ("text", "video")
         }
-        summary["per_major"] = {c: _vino_group(by_major[c]) for c in _ordered(by_major, VINO_MAJOR)}
-        summary["per_minor"] = {c: _vino_group(by_minor[c]) for c in _ordered(by_minor, VINO_MINOR)}
+        summary["per_major"] = {
+            c: _vino_group(by_major[c]) for c in ordered_names(by_major, VINO_MAJOR)
+        }
+        summary["per_minor"] = {
+            c: _vino_group(by_minor[c]) for c in ordered_names(by_minor, VINO_MINOR)
+        }
         runs[run] = summary
     return {
         "benchmark": "vinoground",

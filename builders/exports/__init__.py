@@ -63,8 +63,8 @@ def _hf(rows: list[dict[str, Any]], dataset_dir: Path, out_dir: Path) -> Any:
 register_format(
     Format(
         "tomato", write=_tomato, description="TOMATO's data/*.json and videos/ tree",
-        claims=_part("audit.validate", "is_tomato"),
-        validate=_part("audit.validate", "validate_tomato"),
+        claims=_part("audit.validate_formats", "is_tomato"),
+        validate=_part("audit.validate_formats", "validate_tomato"),
         score=_part("eval.scoring", "score_tomato"), reads=("data/*.json", "tomato/data/*.json"),
         run=_part("eval.runner", "run_tomato_set"), run_needs="manifest.jsonl",
         run_writes=("tomato.jsonl",),
@@ -73,8 +73,8 @@ register_format(
 register_format(
     Format(
         "vinoground", description="Vinoground's rendered caption pairs (vinoground.csv)",
-        claims=_part("audit.validate", "is_vinoground"),
-        validate=_part("audit.validate", "validate_vinoground"),
+        claims=_part("audit.validate_formats", "is_vinoground"),
+        validate=_part("audit.validate_formats", "validate_vinoground"),
         score=_part("eval.scoring", "score_vinoground"), data_file="vinoground.csv",
         reads=("vinoground.csv", "vinoground_*score.json"),
         run=_part("eval.runner", "run_vinoground_set"), run_needs="vinoground/vinoground.csv",
@@ -83,8 +83,8 @@ register_format(
 register_format(
     Format(
         "videott", write=_videott, description="Video-TT question sets (videott.json)",
-        claims=_part("audit.validate", "is_videott"),
-        validate=_part("audit.validate", "validate_videott"),
+        claims=_part("audit.validate_formats", "is_videott"),
+        validate=_part("audit.validate_formats", "validate_videott"),
         score=_part("eval.scoring", "score_videott"), data_file="videott.json",
         reads=("videott.json",),
         run=_part("eval.runner", "run_videott_set"), run_needs="videott/videott.json",
@@ -94,14 +94,15 @@ register_format(
 register_format(
     Format(
         "hf", write=_hf, description="a Hugging Face datasets layout (Parquet + card)",
-        claims=_part("audit.validate", "is_hf"), validate=_part("audit.validate", "validate_hf"),
+        claims=_part("audit.validate_formats", "is_hf"),
+        validate=_part("audit.validate_formats", "validate_hf"),
     )
 )  # fmt: skip
 register_format(
     Format(
         "lmms_eval", write=_lmms_eval, description="an lmms-eval task folder",
-        claims=_part("audit.validate", "is_lmms_eval"),
-        validate=_part("audit.validate", "validate_lmms_eval"),
+        claims=_part("audit.validate_formats", "is_lmms_eval"),
+        validate=_part("audit.validate_formats", "validate_lmms_eval"),
     )
 )  # fmt: skip
 

@@ -155,7 +155,7 @@ def export_tomato(rows: list[dict], manifest_dir: Path, out_dir: Path) -> dict[s
     return {task: len(entries) for task, entries in per_type.items()}
 
 
-def _read_data(path: Path) -> dict[str, dict[str, Any]]:
+def read_data_file(path: Path) -> dict[str, dict[str, Any]]:
     """Load one ``data/{type}.json``; a malformed file raises an error naming it."""
     data = read_json(path, "TOMATO data file")  # a repeated question id is refused, not dropped
     if not isinstance(data, dict):
@@ -195,7 +195,7 @@ def read_tomato(out_dir: Path, num_frames: int = 16) -> Iterator[dict]:
     if not files:
         raise MissingFileError(f"{out_dir / 'data'}: no TOMATO reasoning-type JSON files")
     for reasoning_type, data_path in files:
-        data = _read_data(data_path)
+        data = read_data_file(data_path)
         for qid, entry in data.items():
             video = out_dir / "videos" / entry["demonstration_type"] / f"{entry['key']}.mp4"
             frames = _read_all_frames(video)
@@ -212,7 +212,7 @@ def read_tomato(out_dir: Path, num_frames: int = 16) -> Iterator[dict]:
             }
 
 
-def _key_lines(text: str) -> dict[str, int]:
+def key_lines(text: str) -> dict[str, int]:
     """Line of each top-level key in a ``data/*.json`` written with ``indent=2``."""
     out: dict[str, int] = {}
     for n, line in enumerate(text.splitlines(), 1):
@@ -290,7 +290,7 @@ def check_data_file(path: str | os.PathLike[str]) -> tuple[int, list[str]]:
         return 0, [f"{path}: expected a JSON object keyed by question id"]
     if path.stem not in TASKS:
         return len(data), [f"{path}: not a TOMATO reasoning type; known: {', '.join(TASKS)}"]
-    lines = _key_lines(text)
+    lines = key_lines(text)
     problems: list[str] = []
     keys: dict[str, str] = {}
     for qid, entry in data.items():

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from tempogen.builders.exports.tomato import _key_lines, _read_data, check_data_file
+from tempogen.builders.exports.tomato import check_data_file, key_lines, read_data_file
 from tempogen.errors import InputFileError, MissingFileError, OutputError
 from tempogen.facts import get_fact
 from tempogen.io import content_hash
@@ -123,7 +123,7 @@ def import_tomato(
     report = ImportReport(target)
     rows = []
     for task, path in files:
-        for qid, entry in _read_data(path).items():
+        for qid, entry in read_data_file(path).items():
             rows.append(_row(task, qid, entry, root, target.parent, report))
             if on_row:
                 on_row()
@@ -136,8 +136,8 @@ def _check_names(path: Path) -> None:
     """Question ids, keys and demonstration types become the rows' ids and video paths
     (and, through ``tempogen edit``, file names): each must be a safe name
     (:func:`tempogen.paths.safe_name`), refused naming ``file:line`` and the entry."""
-    lines = _key_lines(path.read_text(encoding="utf-8"))
-    for qid, entry in _read_data(path).items():
+    lines = key_lines(path.read_text(encoding="utf-8"))
+    for qid, entry in read_data_file(path).items():
         where = f"{path}:{lines.get(qid, '?')}: entry {qid!r}"
         safe_name(qid, where, "question id")
         safe_name(entry["key"], where, "key")
