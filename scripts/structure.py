@@ -7,6 +7,7 @@ four stages. Run it before and after a refactor: ``python scripts/structure.py``
 
 from __future__ import annotations
 
+import ast
 import json
 import sys
 import tempfile
@@ -18,6 +19,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from lint_imports import layout  # noqa: E402
 
 PARTS = ("generators", "editing", "retrieval", "builders")
+SOURCE_ROOTS = ("tempogen", *PARTS)  # the folders installed as tempogen and its stages
+MAX_LINES = 500  # a module longer than this does more than one job (issue 27)
 
 
 def _part(module: str) -> str:
@@ -97,6 +100,31 @@ def measure() -> dict:
         "part_cycles": _sccs(parts),
         "sizes": sizes,
     }
+
+
+def private_imports(root: Path) -> list[str]:
+    """Every ``from x import _name`` in the package's sources under ``root``.
+
+    A private name imported by another module is a seam in the wrong place: the helper it
+    names is shared, so it should be public in the module that owns its job.
+    """
+    found = []
+    for top in SOURCE_ROOTS:
+        for path in sorted((root / top).rglob("*.py")):
+            tree = ast.parse(path.read_text(), filename=str(path))
+            for node in ast.walk(tree):
+                if not isinstance(node, ast.ImportFrom) or node.module == "__future__":
+                    continue
+                for alias in node.names:
+                    if alias.name.startswith("_") and not alias.name.startswith("__"):
+                        where = f"{path.relative_to(root).as_posix()}:{node.lineno}"
+                        found.append(f"{where}: {alias.name} from {node.module or '.'}")
+    return found
+
+
+def too_long(sizes: dict[str, int], limit: int = MAX_LINES) -> dict[str, int]:
+    """Modules (of every stage and the core) longer than ``limit`` lines."""
+    return {m: n for m, n in sorted(sizes.items()) if n > limit}
 
 
 if __name__ == "__main__":

@@ -21,15 +21,43 @@ def test_import_contracts_kept():
     assert "3 kept, 0 broken" in out.stdout
 
 
-def test_no_import_cycles_and_builders_modules_small():
+def _structure():
+    """scripts/structure.py, imported from its folder (it is a script, not a package module)."""
     sys.path.insert(0, str(ROOT / "scripts"))
     try:
-        from structure import measure
+        import structure
     finally:
         sys.path.remove(str(ROOT / "scripts"))
-    m = measure()
+    return structure
+
+
+def test_no_import_cycles_and_no_module_over_500_lines():
+    s = _structure()
+    m = s.measure()
     assert m["module_cycles"] == [], m["module_cycles"]
     assert m["part_cycles"] == [], m["part_edges"]
     assert m["part_edges"]["core"] == []  # the core imports no stage
-    big = {k: n for k, n in m["sizes"].items() if k.startswith("tempogen.builders.") and n > 500}
-    assert not big, big
+    assert not s.too_long(m["sizes"]), s.too_long(m["sizes"])  # every stage and the core
+
+
+def test_no_module_imports_another_modules_private_name():
+    assert _structure().private_imports(ROOT) == []
+
+
+def test_structure_checks_catch_a_long_module_and_a_private_import(tmp_path):
+    # the two checks above, fed the thing each exists to catch
+    s = _structure()
+    assert s.too_long({"tempogen.a": 500, "tempogen.generators.b": 501}) == {
+        "tempogen.generators.b": 501
+    }
+    pkg = tmp_path / "generators"
+    pkg.mkdir()
+    (pkg / "a.py").write_text("def _helper():\n    return 1\n")
+    (pkg / "b.py").write_text("from __future__ import annotations\n\nfrom .a import _helper\n")
+    (pkg / "c.py").write_text(
+        "from tempogen.generators.a import (\n    __all__,\n    _helper as h,\n)\n"
+    )
+    assert s.private_imports(tmp_path) == [
+        "generators/b.py:3: _helper from a",
+        "generators/c.py:1: _helper from tempogen.generators.a",
+    ]
