@@ -13,6 +13,7 @@ class FirstDirection(Fact):
     """Where the subject heads first: the first of its screen directions."""
 
     name = "first_direction"
+    words = r"^first$"  # "... move first?": the one time word its answer reads
     edits = {  # what each op does to its questions (an op left out refuses them)
         "mirror": MAPPED,
         "rotate": MAPPED,

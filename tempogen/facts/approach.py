@@ -37,6 +37,7 @@ class Approach(SequenceFact):
     apparent size (the track's ``scale``) grows or shrinks, which one frame cannot show."""
 
     name = "approach"
+    words = r"^(?:towards|away)$"
     flip = INVERT_APPROACH
     split_declared = True  # ``towards-away``
     # no flip, turn or zoom of the picture changes whether the subject grows or shrinks

@@ -58,6 +58,9 @@ class Fact:
     name: ClassVar[str] = ""
     options: ClassVar[int | None] = None
     edits: ClassVar[Mapping[str, str]] = {}
+    # the time or side words of a question its answer reads (a regular expression matching
+    # the whole word, any case: ``first`` of ``order``); none: every such word refuses an edit
+    words: ClassVar[str] = ""
     order_free: ClassVar[bool] = False
     orientation_free: ClassVar[bool] = False
     turn_free: ClassVar[bool] = False
@@ -121,6 +124,12 @@ class Fact:
         if given and key in given:
             return [p for p in pool if p in given]
         return pool
+
+    def presumes(self, labels: Labels) -> str | None:
+        """What a question using :attr:`words` takes for granted of the states beyond a
+        determined answer (every start shown, for ``first``): None when it holds, else why
+        not. By default nothing."""
+        return None
 
     # -- declared answers (external clips) ----------------------------------------------------
     def declared(self, value: Any) -> Any:

@@ -20,6 +20,7 @@ class Faster(Fact):
     winner. The key names the winner's track."""
 
     name = "faster"
+    words = r"^faster$"
     order_free = True  # the same paths in the same time, backwards
     edits = {
         "reverse": PRESERVED,

@@ -45,6 +45,7 @@ class Next(Fact):
     are the other gestures: the anchor itself is never offered."""
 
     name = "next"
+    words = r"^right after$"
     options = len(observe.GESTURES) - 1
     # gestures are read in the body's own frame (flipped or turned with the picture) and hands
     # are named by their gloves, never by side: a flip, a turn or a zoom keeps the answer

@@ -19,6 +19,7 @@ from tempogen.facts.kernels import (
     once,
     register_kernel,
 )
+from tempogen.facts.states import asked, moving
 from tempogen.labels import Labels
 
 
@@ -28,6 +29,7 @@ class Order(Fact):
     group: one object's name, ``same`` for a tie, ``none`` when nothing starts."""
 
     name = "order"
+    words = r"^(?:first|starts? (?:moving|turning|rolling)|starts?|turns? on|lights? up)$"
     orientation_free = turn_free = True
     edits = {
         "reverse": FROM_STATES,  # who starts first backwards depends on when each action ends
@@ -65,6 +67,19 @@ class Order(Fact):
         if key == "none":
             return "None of them." if n > 2 else "Neither of them."
         return named(key, labels)
+
+    def presumes(self, labels: Labels) -> str | None:
+        """What "which ... starts (turns on) first" takes for granted: every object's action
+        the clip shows starts inside it, so no object is already moving (or lit) in the
+        first frame."""
+        for name in asked(labels):
+            t = labels.track(name)
+            if labels.query.kind == "lit":
+                if bool(t.lit[0] and t.visible[0]):
+                    return f"{name} is already lit in the first frame, so its start is not shown"
+            elif labels.num_frames > 1 and bool(moving(labels, name)[0]):
+                return f"{name} is already moving in the first frame, so its start is not shown"
+        return None
 
     def phrase_without_states(self, key: str, nouns: dict[str, str]) -> str:
         """An object's noun from the labels' nouns (no tracks to name it by)."""

@@ -29,6 +29,7 @@ from tempogen.facts.kernels import (
     register_kernel,
 )
 from tempogen.generators.build import labels_json
+from tempogen.questions import WordingError, check_declared_wording, check_wording
 from tempogen.retrieval.corpus import library_caption
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -169,3 +170,16 @@ def test_the_library_caption_is_the_facts_own(first_direction) -> None:
     # a fact without a caption of its own: the question with its answer
     row["labels"]["query"]["fact"] = "no_such_fact"
     assert library_caption(row) == "which way does it move first? none"
+
+
+def test_the_time_words_a_fact_reads_are_its_own(first_direction, generated) -> None:
+    """An edited clip keeps "first" in its question when its fact reads that word (the
+    fact's ``words``); a fact that does not cannot show it still holds, so it refuses."""
+    labels = _asking(generated("slide", "left-up"), "first_direction").labels
+    check_wording("Which way does {subject} move first?", labels)
+    check_declared_wording("Which way does it move first?", "first_direction")
+    asking_direction = replace(labels, query=replace(labels.query, fact="direction"))
+    with pytest.raises(WordingError, match="'first' depends on time"):
+        check_wording("Which way does {subject} move first?", asking_direction)
+    with pytest.raises(WordingError, match="'first' depends on time"):
+        check_declared_wording("Which way does it move first?", "direction")
