@@ -7,8 +7,9 @@ then re-derived from the moved states by :mod:`tempogen.observe`. Per-frame meta
 that projected them); a temporal-noise clip is refused, since no op re-certifies its noise.
 
 Clips that carry only declared facts (an external video with ``rotation: [clockwise]`` in
-its manifest) go through the kernels below instead. A fact with no sound kernel for an op
-makes the op refuse, naming the fact; nothing stale passes through.
+its manifest) go through their facts' label kernels instead (each fact's module registers
+its own: :mod:`tempogen.facts.kernels`). A fact with no kernel for an op makes the op refuse,
+naming the fact; nothing stale passes through.
 """
 
 from __future__ import annotations
@@ -20,21 +21,8 @@ from typing import Any
 import numpy as np
 
 from tempogen.editing.clip import EditError, similarity_parts
+from tempogen.facts.kernels import KernelRefusal, get_kernel, has_kernel, refusal, through
 from tempogen.labels import Labels
-
-INVERT = {"left": "right", "right": "left", "up": "down", "down": "up", "cw": "ccw", "ccw": "cw"}
-SWAP_TREND = {
-    "accelerating": "decelerating",
-    "decelerating": "accelerating",
-    "increasing": "decreasing",
-    "decreasing": "increasing",
-}
-KNOWN = ("direction", "rotation", "speed", "frequency", "count", "trajectory", "order", "approach")
-# towards/away from the camera: time reversal swaps them; no flip, turn or zoom of the picture
-# changes whether the subject grows or shrinks
-DEPTH = {"towards": "away", "away": "towards"}
-CLOCKWISE_TURN = {"right": "down", "down": "left", "left": "up", "up": "right"}
-
 
 # -- per-frame states -----------------------------------------------------------------------
 # What ``labels.meta`` holds per frame or per view, and so must move with the frames:
@@ -126,85 +114,21 @@ def _keep_turns(before: np.ndarray, after: np.ndarray, refl: np.ndarray) -> np.n
 
 
 # -- declared facts ---------------------------------------------------------------------------
-def _seq(v: Any, fact: str) -> list[str]:
-    if not isinstance(v, list | tuple) or any(t not in INVERT for t in v):
-        raise EditError(
-            f"label {fact!r}: expected a list of tokens from {sorted(INVERT)}, got {v!r}"
-        )
-    return list(v)
-
-
-def _depth(v: Any, fact: str) -> list[str]:
-    if not isinstance(v, list | tuple) or any(t not in DEPTH for t in v):
-        raise EditError(
-            f"label {fact!r}: expected a list of tokens from {sorted(DEPTH)}, got {v!r}"
-        )
-    return list(v)
-
-
-def _refuse(op: str, fact: str, why: str) -> EditError:
-    return EditError(f"{op}: cannot transform label {fact!r} soundly: {why}")
-
-
+# Each fact's module registers its own kernel per label kernel (``tempogen.facts.kernels``);
+# these run every declared fact of a clip through them, and refuse a fact without one.
 def facts_reverse(facts: dict[str, Any]) -> dict[str, Any]:
     """Time reversal: sequences reverse and each element inverts; trends swap; counts stay."""
-    out: dict[str, Any] = {}
-    for k, v in facts.items():
-        if k in ("direction", "rotation"):
-            out[k] = [INVERT[t] for t in reversed(_seq(v, k))]
-        elif k == "approach":
-            out[k] = [DEPTH[t] for t in reversed(_depth(v, k))]
-        elif k in ("speed", "frequency"):
-            out[k] = SWAP_TREND.get(v, v)
-        elif k in ("count", "trajectory"):
-            out[k] = v
-        elif k == "order":
-            if v:
-                raise _refuse(
-                    "reverse", k, "who starts first in reverse depends on when each action ends"
-                )
-            out[k] = v
-        else:
-            raise _refuse("reverse", k, "no rule for this label")
-    return out
+    return through("time_reversal", "reverse", facts)
 
 
 def facts_mirror(facts: dict[str, Any], axis: str) -> dict[str, Any]:
     """Mirror: left<->right (horizontal) or up<->down (vertical); the sense of turning flips."""
-    swap = (
-        {"left": "right", "right": "left"} if axis == "horizontal" else {"up": "down", "down": "up"}
-    )
-    out: dict[str, Any] = {}
-    for k, v in facts.items():
-        if k == "direction":
-            out[k] = [swap.get(t, t) for t in _seq(v, k)]
-        elif k == "rotation":
-            out[k] = [INVERT[t] for t in _seq(v, k)]
-        elif k in ("speed", "frequency", "count", "trajectory", "order"):
-            out[k] = v
-        elif k == "approach":
-            out[k] = _depth(v, k)
-        else:
-            raise _refuse(f"mirror {axis}", k, "no rule for this label")
-    return out
+    return through("mirror", f"mirror {axis}", facts, axis=axis)
 
 
 def facts_rotate(facts: dict[str, Any], degrees: int) -> dict[str, Any]:
     """Rotate the picture clockwise by a multiple of 90: directions turn with it."""
-    out: dict[str, Any] = {}
-    for k, v in facts.items():
-        if k == "direction":
-            toks = _seq(v, k)
-            for _ in range((degrees // 90) % 4):
-                toks = [CLOCKWISE_TURN[t] for t in toks]
-            out[k] = toks
-        elif k in ("rotation", "speed", "frequency", "count", "trajectory", "order"):
-            out[k] = v
-        elif k == "approach":
-            out[k] = _depth(v, k)
-        else:
-            raise _refuse(f"rotate {degrees}", k, "no rule for this label")
-    return out
+    return through("rotate", f"rotate {degrees}", facts, degrees=degrees)
 
 
 def facts_ramp(facts: dict[str, Any], start: float, end: float) -> dict[str, Any]:
@@ -212,50 +136,18 @@ def facts_ramp(facts: dict[str, Any], start: float, end: float) -> dict[str, Any
     decelerating; a trend against the ramp cannot be decided without the states."""
     if math.isclose(start, end):
         return dict(facts)
-    up = end > start
-    out: dict[str, Any] = {}
-    for k, v in facts.items():
-        if k in ("speed", "frequency"):
-            rising, falling = (
-                ("accelerating", "decelerating") if k == "speed" else ("increasing", "decreasing")
-            )
-            if v == "constant" or v == (rising if up else falling):
-                out[k] = rising if up else falling
-            elif v == "none":
-                out[k] = v
-            else:
-                raise _refuse(
-                    "speed_ramp", k, f"{v} motion under a {'rising' if up else 'falling'} rate"
-                )
-        else:
-            out[k] = v
-    return out
+    return through("rate_ramp", "speed_ramp", facts, start=start, end=end)
 
 
 def facts_speed(facts: dict[str, Any], factor: float) -> dict[str, Any]:
     """A uniform rate change keeps every trend and sequence; speeding up drops frames, which
     can hide a brief event or alias a fast turn, so counts and rotations then refuse."""
-    for k in facts:
-        if k not in KNOWN:
-            raise _refuse(f"speed x{factor:g}", k, "no rule for this label")
-        if factor > 1 and k in ("count", "frequency", "rotation"):
-            raise _refuse(f"speed x{factor:g}", k, "dropped frames may hide events or alias a turn")
-    return dict(facts)
+    return through("speed", f"speed x{factor:g}", facts, factor=factor)
 
 
 def facts_loop(facts: dict[str, Any], times: int) -> dict[str, Any]:
     """Looping multiplies counts; sequences would gain a jump at each seam, so they refuse."""
-    out: dict[str, Any] = {}
-    for k, v in facts.items():
-        if k == "count":
-            out[k] = int(v) * times
-        elif k in ("speed", "frequency") and v in ("constant", "none"):
-            out[k] = v
-        elif times == 1:
-            out[k] = v
-        else:
-            raise _refuse(f"loop {times}", k, "the clip restarts at each seam")
-    return out
+    return through("repeat", f"loop {times}", facts, times=times)
 
 
 def facts_concat(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
@@ -264,18 +156,12 @@ def facts_concat(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
         raise EditError(f"concat: clips declare different labels: {sorted(a)} vs {sorted(b)}")
     out: dict[str, Any] = {}
     for k in a:
-        if k in ("direction", "rotation"):
-            seq = _seq(a[k], k) + _seq(b[k], k)
-            out[k] = [t for i, t in enumerate(seq) if i == 0 or seq[i - 1] != t]
-        elif k == "approach":  # B starts as big as A ends (else the states check refuses)
-            seq = _depth(a[k], k) + _depth(b[k], k)
-            out[k] = [t for i, t in enumerate(seq) if i == 0 or seq[i - 1] != t]
-        elif k == "count":
-            out[k] = int(a[k]) + int(b[k])
-        elif a[k] == b[k] and k in ("speed", "frequency") and a[k] in ("constant", "none"):
-            out[k] = a[k]
-        else:
-            raise _refuse("concat", k, f"joining {a[k]!r} and {b[k]!r}")
+        if not has_kernel("join", k):
+            raise refusal("concat", k, f"joining {a[k]!r} and {b[k]!r}")
+        try:
+            out[k] = get_kernel("join", k, "concat")(a[k], b[k])
+        except KernelRefusal as why:
+            raise refusal("concat", k, str(why)) from None
     return out
 
 
@@ -283,5 +169,5 @@ def facts_unchanged(facts: dict[str, Any], op: str, allowed: tuple[str, ...]) ->
     """Ops that keep these facts as they are (constant speed change, static crop)."""
     for k in facts:
         if k not in allowed:
-            raise _refuse(op, k, "no rule for this label")
+            raise refusal(op, k, "no rule for this label")
     return dict(facts)

@@ -33,8 +33,7 @@ from typing import Any
 import numpy as np
 
 from tempogen.editing.clip import similarity_parts
-from tempogen.errors import EditError
-from tempogen.facts import get_fact
+from tempogen.facts import FACTS, get_fact, kernels
 from tempogen.labels import Labels
 
 Kernel = Callable[[str, Any], Any]
@@ -81,13 +80,14 @@ _TIME_WORDS = {
     BACKWARD: "the frames shown in reverse order",
     REPEAT: "one pass in order, repeated",
 }
-# Facts whose answer does not depend on which way time runs: the same count, the same drawn
-# shape and the same faster object whether a clip plays forwards or backwards.
-ORDER_FREE = frozenset({"count", "trajectory", "faster"})
-# Facts whose answer no flip, turn or zoom of the picture changes (nothing in them says where on
-# screen or which way round); a turn also keeps a spin's sense, a reflection does not.
-ORIENTATION_FREE = frozenset({"speed", "frequency", "count", "order", "trajectory", "approach"})
-TURN_FREE = ORIENTATION_FREE | {"rotation"}
+
+
+def _flag(fact: str, name: str) -> bool:
+    """A fact's own declaration (:class:`tempogen.facts.Fact`): ``order_free`` (the same
+    answer whichever way time runs), ``orientation_free`` (no flip, turn or zoom changes it),
+    ``turn_free`` (no turn does); false for a fact no module registered."""
+    f = FACTS.get(fact)
+    return bool(f is not None and getattr(f, name))
 
 
 def mapped(name: str, kernel: Kernel, time: str = FORWARD) -> Effect:
@@ -98,14 +98,28 @@ def mapped(name: str, kernel: Kernel, time: str = FORWARD) -> Effect:
     return Effect("mapped", name, kernel, time)
 
 
+def declared(edit: str, fact: str, kernel: Effect | None = None) -> Effect:
+    """What the fact's own module declares an op does to its questions (``Fact.edits[edit]``,
+    ``edit`` one of :data:`tempogen.facts.kernels.EDIT_NAMES`): preserved, read again from the
+    states, or ``kernel`` (the op's mapped effect) where the fact says ``mapped``. A fact that
+    says nothing for ``edit`` (or says mapped to an op with no kernel) is unknown: refused."""
+    f = FACTS.get(fact)
+    rule = f.edits.get(edit) if f is not None else None
+    if rule == kernels.PRESERVED:
+        return PRESERVED
+    if rule == kernels.FROM_STATES:
+        return FROM_STATES
+    if rule == kernels.MAPPED and kernel is not None:
+        return kernel
+    return UNKNOWN
+
+
 def by_dict(kernel: Callable[[dict[str, Any]], dict[str, Any]]) -> Kernel:
     """A per-fact kernel from a kernel over a dict of declared facts (``editing.algebra``)."""
     return lambda fact, value: kernel({fact: value})[fact]
 
 
-def refusal(op: str, fact: str, why: str) -> EditError:
-    """The error of an op that will not answer a question about ``fact``."""
-    return EditError(f"{op}: cannot transform label {fact!r} soundly: {why}")
+refusal = kernels.refusal  # the error of an op that will not answer a question about a fact
 
 
 def require(op: str, effect: Effect, fact: str, has_states: bool) -> None:
@@ -158,7 +172,7 @@ def time_shapes(sel: np.ndarray | None) -> set[str]:
 def needed_times(effect: Effect, fact: str) -> tuple[str, ...]:
     """The time maps under which ``effect`` on ``fact`` can hold (preserved or mapped)."""
     if effect.kind == "preserved":
-        return (FORWARD, BACKWARD) if fact in ORDER_FREE else (FORWARD,)
+        return (FORWARD, BACKWARD) if _flag(fact, "order_free") else (FORWARD,)
     if effect.kind == "mapped":
         return (effect.time or FORWARD,)
     return ()
@@ -189,12 +203,12 @@ def check_space(op: str, effect: Effect, fact: str, maps: np.ndarray) -> None:
     """Refuse ``preserved`` for a fact that the op's per-frame picture transforms ``maps``
     (output from input pixels) can change: a flip or a turn for a direction (and facts not
     known to be free of orientation), a flip for a spin's sense."""
-    if effect.kind != "preserved" or fact in ORIENTATION_FREE:
+    if effect.kind != "preserved" or _flag(fact, "orientation_free"):
         return
     for j, m in enumerate(maps):
         _, angle, reflected = similarity_parts(m)
         turned = not reflected and abs((angle + 180.0) % 360.0 - 180.0) > 1e-6
-        if reflected or (turned and fact not in TURN_FREE):
+        if reflected or (turned and not _flag(fact, "turn_free")):
             what = "flips" if reflected else f"turns ({angle:.0f} degrees)"
             raise refusal(
                 op,

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from tempogen.errors import ConfigurationError, InputFileError
-from tempogen.facts import NEXT_ANCHOR, FactError, get_fact
+from tempogen.facts import FACTS, CaptionParts, FactError, get_fact
 from tempogen.io import content_hash, read_json, read_jsonl_lines
 from tempogen.labels import Labels
 
@@ -203,45 +203,17 @@ def _answer(row: dict[str, Any], fact: str) -> tuple[str, str]:
         return key, key
     if "tracks" in labels_json:
         return key, f.phrase(key, Labels.from_json(labels_json))
-    if fact == "order" and key not in ("same", "none"):  # no tracks: name it by its noun
-        nouns = (labels_json.get("meta") or {}).get("nouns") or {}
-        return key, str(nouns.get(key, f"the {key}"))
-    return key, f.phrase(key, None)  # type: ignore[arg-type]  # wording needs no states
-
-
-# a repeated action (``query.kind``) as a verb, third person singular
-_KIND_VERB = {"flash": "flashes", "bounce": "bounces", "raise": "goes up", "loop": "loops"}
-_NOT_PLURAL = ("ss", "us", "is")
-
-
-def _plural(noun: str) -> bool:
-    """Whether a noun phrase's head word is plural ("the feet of the person" -> feet)."""
-    head = re.split(r" (?:of|on|in|with|at) | \(", noun.strip())[0].split()[-1:]
-    word = head[0].lower() if head else ""
-    return word in ("feet", "people", "children") or (
-        word.endswith("s") and not word.endswith(_NOT_PLURAL) and "'" not in word
-    )
-
-
-def _agree(subject: str, verb: str) -> str:
-    """A verb phrase (third person singular) made to agree with ``subject``."""
-    if not _plural(subject):
-        return verb
-    first, _, rest = verb.partition(" ")
-    if first in ("goes", "does"):
-        first = first[:-2]
-    elif first.endswith(("shes", "ches", "xes", "sses")):
-        first = first[:-2]
-    elif first.endswith("s"):
-        first = first[:-1]
-    return f"{first} {rest}".rstrip()
+    nouns = (labels_json.get("meta") or {}).get("nouns") or {}
+    return key, f.phrase_without_states(key, nouns)
 
 
 def library_caption(row: dict[str, Any]) -> str:
     """A one-sentence caption for a tempogen clip from its labels and answer (deterministic).
 
-    Every fact's keys read as plain English, a "none" answer as a negation ("does not move"),
-    and the verb agrees with its subject (tests walk every fact and key for bad wording)."""
+    Each fact words its own (:meth:`tempogen.facts.Fact.caption`): its keys read as plain
+    English, a "none" answer as a negation ("does not move"), and the verb agrees with its
+    subject (tests walk every fact and key for bad wording). A fact that has no caption of its
+    own (or none for this kind of clip) gets the question with its answer."""
     labels = row.get("labels") or {}
     nouns: dict[str, str] = (labels.get("meta") or {}).get("nouns") or {}
     query = labels.get("query") or {}
@@ -250,76 +222,13 @@ def library_caption(row: dict[str, Any]) -> str:
     key, answer = _answer(row, fact)
     subject = nouns.get(objects[0], "the object") if objects else nouns.get("subject", "the object")
     other = nouns.get(objects[1], "") if len(objects) > 1 else ""
-
-    def says(verb: str) -> str:
-        return f"{subject} {_agree(subject, verb)}"
-
-    if fact == "count" and (kind in _KIND_VERB or not kind):
-        if kind == "loop":
-            loops = {"0": "no full loop", "1": "1 full loop"}.get(key, f"{key} full loops")
-            return says(f"makes {loops} around {other or 'a centre'}")
-        verb = _KIND_VERB.get(kind, "acts")
-        if kind == "bounce":
-            verb += f" on {other or 'the floor'}"
-        if key == "0":
-            return says(f"never {_agree(subject, verb)}")
-        return says(f"{verb} {({'1': 'once', '2': 'twice'}).get(key, f'{key} times')}")
-    if fact == "direction":
-        return says("does not move") if key == "none" else says(f"moves {answer}")
-    if fact == "approach":
-        if key == "none":
-            return says("stays at the same distance from the camera")
-        words = {"towards": "walks towards the camera", "away": "walks away from the camera"}
-        return says(" and then ".join(words[t] for t in key.split("-")))
-    if fact == "rotation":
-        verb = f"moves around {other}" if kind == "orbit" and other else "rotates"
-        if key == "none":
-            return says(f"does not {'rotate' if verb == 'rotates' else 'move around ' + other}")
-        return says(f"{verb} {answer}")
-    if fact == "trajectory":
-        if key == "none":
-            return says("moves without drawing a shape")
-        article = "an" if answer[:1] in "aeiou" else "a"
-        return says(f"moves along {article} {answer} trajectory")
-    if fact == "speed":
-        move = "turn" if kind == "angle" else "move"
-        speed = {
-            "accelerating": "speeds up",
-            "decelerating": "slows down",
-            "constant": f"{move}s at a constant speed",
-            "none": f"does not {move}",
-        }
-        return says(speed.get(key, f"{move}s: {answer}"))
-    if fact == "frequency" and kind in _KIND_VERB:
-        verb = _agree(subject, _KIND_VERB[kind])
-        rate = {
-            "increasing": "more and more often",
-            "decreasing": "less and less often",
-            "constant": "at a steady rate",
-        }
-        if key == "none":
-            return f"{subject} never {verb}"
-        return f"{subject} {verb} {rate.get(key, answer)}"
-    if fact == "order" and kind in ("move", "lit") and objects:
-        names = [nouns.get(o, o) for o in objects]
-        group = ", ".join(names[:-1]) + f" and {names[-1]}" if len(names) > 1 else names[0]
-        act = "starts moving" if kind == "move" else "turns on"
-        if key == "same":
-            acts = "start moving" if kind == "move" else "turn on"
-            return f"{group} {'both' if len(names) == 2 else 'all'} {acts} at the same time"
-        if key == "none":
-            if len(names) == 2:
-                return f"neither {names[0]} nor {names[1]} {act}"
-            return f"none of {group} {act}"
-        return f"of {group}, {answer} {act} first"
-    if fact == "next" and kind in NEXT_ANCHOR:
-        meta = labels.get("meta") or {}
-        gloves = meta.get("gloves") or {}
-        anchor = NEXT_ANCHOR[kind].format(
-            left=gloves.get("left", "left"), right=gloves.get("right", "right")
-        )
-        return f"right after {anchor}, {meta.get('person') or subject} {answer}"
-    # fallback (event order and anything new): the question with its answer
+    parts = CaptionParts(
+        subject, other, tuple(objects), nouns, kind or "", key, answer, labels.get("meta") or {}
+    )
+    f = FACTS.get(fact)
+    caption = f.caption(parts) if f is not None else None
+    if caption is not None:
+        return caption
     question = str(row.get("question", "")).strip()
     return f"{_lower_first(question.rstrip('?'))}? {answer}" if question else f"{subject}: {answer}"
 

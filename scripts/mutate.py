@@ -53,7 +53,7 @@ CORE_TESTS = ["tests/core/test_core_observe.py", "tests/core/test_core_approach.
 MODULES: dict[str, tuple[str, list[str]]] = {
     # facts build questions, options and twins: the question and twin tests reach them
     "facts": (
-        "tempogen/facts.py",
+        "tempogen/facts/base.py",
         CORE_TESTS
         + [
             "tests/core/test_core_questions.py",
@@ -75,6 +75,13 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         ["tests/builders/eval/test_answers.py", "tests/builders/eval/test_answers_edges.py"],
     ),
 }
+# each fact's module (its keys, wording, twins and label kernels): the facts' tests and the
+# editing tests, which run every declared fact through its kernels
+for _fact in (
+    "kernels", "direction", "rotation", "speed", "frequency", "count", "order", "trajectory",
+    "more", "faster", "approach", "next_gesture",
+):  # fmt: skip
+    MODULES[f"facts.{_fact}"] = (f"tempogen/facts/{_fact}.py", MODULES["facts"][1] + EDITING_TESTS)
 for _op in ("base", "flip", "joins", "loop", "reverse", "speed", "trim", "view"):
     MODULES[f"ops.{_op}"] = (f"editing/ops/{_op}.py", EDITING_TESTS)
 # the ops' own edge cases (tests/editing/ops/test_<op>_edges.py) join their op's set

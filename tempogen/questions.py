@@ -25,6 +25,7 @@ from tempogen.errors import EditError
 from tempogen.facts import (  # noqa: F401  (re-exported wording tables)
     COUNT_RANGE,
     DIRECTION_WORD,
+    FACTS,
     FREQUENCY_TEXT,
     ROTATION_TEXT,
     SPEED_TEXT,
@@ -32,6 +33,8 @@ from tempogen.facts import (  # noqa: F401  (re-exported wording tables)
     describe,
     get_fact,
 )
+from tempogen.facts.states import STILL_PX  # noqa: F401  (re-exported: patterns read it)
+from tempogen.facts.states import moving as moves
 from tempogen.labels import Labels
 
 # TOMATO's variation flags: what kind of edit made a clip (edit ops set them).
@@ -90,19 +93,6 @@ TIME_WORDS = re.compile(
     r"|faster|slower|leftwards|rightwards|upwards|downwards|left|right|up|down)\b",
     re.IGNORECASE,
 )
-STILL_PX = 0.05  # px (and degrees) a state may change between frames and still be at rest
-
-
-def _moving(labels: Labels, name: str) -> np.ndarray:
-    """Per step between consecutive frames, whether the track moves or turns."""
-    t = labels.track(name)
-    step = np.hypot(np.diff(t.x), np.diff(t.y))
-    return (step > STILL_PX) | (np.abs(np.diff(t.angle)) > STILL_PX)
-
-
-def _asked(labels: Labels) -> list[str]:
-    """The objects a question reads, less anchors (floors, lines)."""
-    return [o for o in labels.query.objects if labels.track(o).role != "anchor"]
 
 
 def _samples(labels: Labels) -> np.ndarray:
@@ -110,23 +100,10 @@ def _samples(labels: Labels) -> np.ndarray:
     return observe.uniform_indices(labels.num_frames, 16)
 
 
-def starts_inside(labels: Labels) -> str | None:
-    """What "which ... starts (turns on) first" takes for granted: every object's action the
-    clip shows starts inside it, so no object is already moving (or lit) in the first frame."""
-    for name in _asked(labels):
-        t = labels.track(name)
-        if labels.query.kind == "lit":
-            if bool(t.lit[0] and t.visible[0]):
-                return f"{name} is already lit in the first frame, so its start is not shown"
-        elif labels.num_frames > 1 and bool(_moving(labels, name)[0]):
-            return f"{name} is already moving in the first frame, so its start is not shown"
-    return None
-
-
 def subject_stops(labels: Labels) -> str | None:
     """Whether "... before it stops" holds: the subject moves, then is still over the last
     sampled interval (a viewer of 16 frames sees it stop); None when it holds, else why not."""
-    moving = _moving(labels, labels.query.objects[0])
+    moving = moves(labels, labels.query.objects[0])
     if not moving.any():
         return "the subject never moves"
     if moving[int(_samples(labels)[-2]) :].any():
@@ -137,7 +114,7 @@ def subject_stops(labels: Labels) -> str | None:
 def subject_starts(labels: Labels) -> str | None:
     """Whether "... after it starts" holds: the subject is still over the first sampled
     interval, then moves; None when it holds, else why not."""
-    moving = _moving(labels, labels.query.objects[0])
+    moving = moves(labels, labels.query.objects[0])
     if not moving.any():
         return "the subject never moves"
     if moving[: int(_samples(labels)[1])].any():
@@ -145,25 +122,19 @@ def subject_starts(labels: Labels) -> str | None:
     return None
 
 
-def _holds(labels: Labels) -> str | None:
-    """Nothing taken for granted beyond a determined answer."""
-    return None
-
-
 Rule = Callable[[Labels], str | None]
-# Words a fact's answer reads from the states (re-derived after every edit), each with what
-# the question then takes for granted of the states.
-FACT_WORDS: dict[str, tuple[re.Pattern[str], Rule]] = {
-    "order": (
-        re.compile(
-            r"^(?:first|starts? (?:moving|turning|rolling)|starts?|turns? on|lights? up)$", re.I
-        ),
-        starts_inside,
-    ),
-    "next": (re.compile(r"^right after$", re.I), _holds),
-    "faster": (re.compile(r"^faster$", re.I), _holds),
-    "approach": (re.compile(r"^(?:towards|away)$", re.I), _holds),
-}
+
+
+def fact_words(fact: str) -> tuple[re.Pattern[str] | None, Rule | None]:
+    """The words ``fact``'s answer reads from the states (re-derived after every edit), and
+    what the question then takes for granted of them: the fact's own :attr:`Fact.words` and
+    :meth:`Fact.presumes`; none for a fact that reads no such word or is not registered."""
+    f = FACTS.get(fact)
+    if f is None or not f.words:
+        return None, None
+    return re.compile(f.words, re.I), f.presumes
+
+
 # Words any question may use, each checked against the states.
 WORD_RULES: dict[str, Rule] = {
     "before it stops": subject_stops,
@@ -180,7 +151,7 @@ def check_declared_wording(question: str, fact: str) -> None:
     """Raise :class:`WordingError` when an edited clip that has declared facts but no states
     keeps a ``question`` with a time or side word its ``fact``'s answer does not read: nothing
     can show the word still holds (a user's "... before it stops?" played backwards)."""
-    owned = FACT_WORDS.get(fact, (None, None))[0]
+    owned = fact_words(fact)[0]
     for word in time_words(question):
         if owned is None or not owned.match(word):
             raise WordingError(
@@ -200,7 +171,7 @@ def check_wording(template: str, labels: Labels) -> None:
     :data:`WORD_RULES`; a word with neither cannot be shown to survive the edit and refuses.
     """
     fact = labels.query.fact
-    owned, presumed = FACT_WORDS.get(fact, (None, None))
+    owned, presumed = fact_words(fact)
     for word in time_words(template):
         if owned is not None and presumed is not None and owned.match(word):
             why = presumed(labels)

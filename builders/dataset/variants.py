@@ -20,6 +20,18 @@ from typing import Any
 import numpy as np
 
 from tempogen.builders.dataset.build import check_writable, claim_edit_folder, cleanup_on_stop
+from tempogen.builders.dataset.certify_edits import (
+    certificate_of,
+    require_shown,
+    stored_certified,
+)
+from tempogen.builders.dataset.edited_clips import (
+    VariantRejected,
+    edited_row,
+    load_clip,
+    question_fields,
+    reworded,
+)
 from tempogen.builders.dataset.reading import (
     OpenManifest,
     needs_motion,
@@ -31,43 +43,16 @@ from tempogen.editing.notes import edit_notes
 from tempogen.editing.ops import Op, Reverse
 from tempogen.errors import OutputError
 from tempogen.executor import Executor, LocalExecutor, Stage
-from tempogen.facts import FACTS, answer_of
-from tempogen.generators.build import SHEET_TILE, certificate_json, labels_json
-from tempogen.generators.motion import (
-    LAP_MARGIN,
-    MAX_TURN_PER_SAMPLE,
-    SAMPLES,
-    VIDEOTT_SAMPLES,
-    Certificate,
-    Motion,
-    certify,
-)
+from tempogen.generators.build import SHEET_TILE, labels_json
 from tempogen.io import content_hash, folder_lock, read_jsonl, write_jsonl
-from tempogen.labels import Labels, Query
 from tempogen.manifest import DECLARED, Row, is_manifest_row, validate_row, write_manifest
-from tempogen.observe import uniform_indices
 from tempogen.paths import check_ids, inside
 from tempogen.questions import (
     VARIATION_KEYS,
-    WordingError,
-    answer_key,
-    check_declared_wording,
-    choose_options,
-    option_text,
 )
 from tempogen.resume import commit, discard_on_error, lookup, staging
 from tempogen.video import sha256_file
 
-TOKEN_ALIASES = {
-    "clockwise": "cw",
-    "counter-clockwise": "ccw",
-    "counterclockwise": "ccw",
-    "anticlockwise": "ccw",
-    "leftwards": "left",
-    "rightwards": "right",
-    "upwards": "up",
-    "downwards": "down",
-}
 # Concatenating a clip with its own reverse is continuous at the seam: TOMATO's composite
 # motions (clockwise then counter-clockwise, left then right) with no jump cut.
 THEN_REVERSED = "then_reversed"
@@ -96,216 +81,6 @@ class Variant:
         from dataclasses import asdict
 
         return [{"op": op.name, **asdict(op)} for op in self.ops]  # type: ignore[call-overload]
-
-
-class VariantRejected(EditError):
-    """A variant that is sound but unusable (its answer is not certified at 16 frames)."""
-
-
-def normalise_facts(facts: dict[str, Any], where: str) -> dict[str, Any]:
-    """Declared facts with TOMATO words mapped to tokens (``clockwise`` -> ``cw``)."""
-    if not isinstance(facts, dict):
-        raise EditError(f"{where}: labels must be a mapping of fact to value, got {facts!r}")
-    out: dict[str, Any] = {}
-    for k, v in facts.items():
-        if k not in tuple(FACTS):
-            raise EditError(f"{where}: labels.{k}: unknown label; known: {', '.join(tuple(FACTS))}")
-        if k in ("direction", "rotation", "approach"):
-            if isinstance(v, str):
-                v = [] if v.lower() == "none" else v.split("-") if k == "approach" else [v]
-            v = [TOKEN_ALIASES.get(str(t).lower(), str(t).lower()) for t in v]
-        out[k] = v
-    return out
-
-
-def load_clip(row: dict[str, Any], manifest_dir: Path) -> Clip:
-    """A row's video with its labels: per-frame states when present, else declared facts."""
-    where = f"row {row.get('id', '?')}"
-    if "video" not in row:
-        raise EditError(f"{where}: missing field 'video'")
-    video = manifest_dir / row["video"]
-    labels = row.get("labels") or {}
-    if "tracks" in labels:
-        return Clip.from_video(video, Labels.from_json(labels))
-    return Clip.from_video(video, facts=normalise_facts(labels, where))
-
-
-def reworded(clip: Clip, motion: Motion | None) -> Clip:
-    """An edited clip whose row's words (its question's time words, nouns that name a side)
-    are made true of its states by its pattern (:meth:`Motion.reword`), or refused."""
-    if clip.labels is None or motion is None:
-        return clip
-    try:
-        return clip.evolve(labels=motion.reword(clip.labels))
-    except WordingError as exc:
-        raise VariantRejected(f"{motion.name}: {exc}") from exc
-
-
-def _question_fields(
-    row: dict[str, Any], clip: Clip, rng: np.random.Generator, motion: Motion | None
-) -> dict[str, Any]:
-    """Question and options rewritten from the edited clip's answer (``motion``: the source
-    row's pattern, for clips with per-frame labels)."""
-    if clip.labels is not None and motion is not None:
-        fact = motion.fact
-        value = answer_of(clip.labels)
-        if value is None:
-            raise VariantRejected("the edited states do not determine an answer")
-        key = answer_key(fact, value)
-        keys = choose_options(fact, key, clip.labels, rng)
-        return {
-            "question": motion.question_text(clip.labels),
-            "options": [option_text(fact, k, clip.labels) for k in keys],
-            "option_keys": keys,
-            "answer": keys.index(key),
-            "answer_text": option_text(fact, key, clip.labels),
-            "answer_key": key,
-        }
-    fact = row.get("fact") or (next(iter(clip.facts)) if len(clip.facts) == 1 else None)
-    if fact is None or fact not in clip.facts or "question" not in row:
-        return {}
-    check_declared_wording(row["question"], fact)
-    key = answer_key(fact, clip.facts[fact])
-    dummy = Labels(clip.size[0], clip.size[1], clip.fps, (), Query(fact, ()), {})
-    keys = choose_options(fact, key, dummy, rng)
-    return {
-        "question": row["question"],
-        "options": [option_text(fact, k, dummy) for k in keys],
-        "option_keys": keys,
-        "answer": keys.index(key),
-        "answer_text": option_text(fact, key, dummy),
-        "answer_key": key,
-    }
-
-
-def edited_row(source: Row | dict[str, Any], /, **changes: Any) -> dict[str, Any]:
-    """The row of an edited clip: the source row with ``changes`` (``None`` drops a field).
-
-    A manifest row (a :class:`Row`) gives a manifest row again; a user's clip record (a dict)
-    keeps its own fields, as given, with the changes on top.
-    """
-    changes = {"pair": None, **changes}  # a variant of a minimal pair's member is in no pair
-    if isinstance(source, Row):
-        return source.edited(**changes).to_json()
-    kept = {k: v for k, v in source.items() if k not in changes}
-    return {**kept, **{k: v for k, v in changes.items() if v is not None}}
-
-
-def shown_moments(clip: Clip) -> int:
-    """The moments TOMATO's 16 uniform samples of ``clip`` show: runs of one source picture
-    among the samples that are not black gap frames (a freeze repeats one moment)."""
-    ids = clip.content_ids()[uniform_indices(clip.num_frames, SAMPLES)]
-    ids = ids[ids >= 0]
-    return int(len(ids) and 1 + np.count_nonzero(ids[1:] != ids[:-1]))
-
-
-def distinct_frames(clip: Clip) -> int:
-    """How many different source pictures ``clip`` shows (black gap frames are none)."""
-    ids = clip.content_ids()
-    return len(np.unique(ids[ids >= 0]))
-
-
-def moments_needed(fact: str, value: Any) -> int:
-    """The fewest sampled moments that can show a declared answer: a change between every
-    two steps of a sequence, one moment more than events counted, three for a trend or a
-    shape, two to see that nothing moves."""
-    if isinstance(value, list | tuple):
-        return max(2, len(value) + 1)
-    if fact == "count" and isinstance(value, int):
-        return value + 1
-    return 3
-
-
-def require_shown(source: Clip, edited: Clip) -> None:
-    """Refuse an edit of a clip without per-frame states that leaves too few frames to show
-    its declared facts: fewer distinct frames than TOMATO's 16 samples (or the source's, if
-    it had fewer), or 16 samples showing fewer moments than a fact needs (``speed: 1e9``
-    leaves one frame; a loop of a counted clip may count more than 16 samples can show)."""
-    had, kept = distinct_frames(source), distinct_frames(edited)
-    if kept < min(SAMPLES, had):
-        raise VariantRejected(
-            f"the edited clip shows {kept} distinct frame(s) of the source's {had}, fewer than "
-            f"TOMATO's {SAMPLES} samples: too few to show its declared "
-            + ", ".join(k for k in source.facts if k != "segments")
-        )
-    shown = shown_moments(edited)
-    for fact, value in edited.facts.items():
-        need = 0 if fact == "segments" else moments_needed(fact, value)
-        if shown < need:
-            raise VariantRejected(
-                f"TOMATO's {SAMPLES} samples of the edited clip show {shown} distinct "
-                f"moment(s); its declared {fact} {value!r} needs {need}"
-            )
-
-
-def _key(fact: str, value: Any) -> str:
-    return "nothing" if value is None else repr(answer_key(fact, value))
-
-
-def uncertified_reason(cert: Certificate, fact: str) -> str:
-    """Why a certificate fails, in words (which reading disagrees with every frame's)."""
-    if cert.full is None:
-        return f"not certified at {SAMPLES} frames: the edited states determine no answer"
-    full = _key(fact, cert.full)
-    why = [
-        f"TOMATO's {SAMPLES} samples show {_key(fact, cert.sampled)}"
-        if _key(fact, cert.sampled) != full
-        else "",
-        f"Video-TT's {VIDEOTT_SAMPLES} samples show {_key(fact, cert.sampled_80)}"
-        if _key(fact, cert.sampled_80) != full
-        else "",
-        f"the first frame alone shows {_key(fact, cert.first_only)}"
-        if cert.first_only is not None
-        else "",
-        f"the last frame alone shows {_key(fact, cert.last_only)}"
-        if cert.last_only is not None
-        else "",
-        f"it turns {cert.max_turn:.0f} degrees between samples (over {MAX_TURN_PER_SAMPLE:g})"
-        if cert.max_turn > MAX_TURN_PER_SAMPLE
-        else "",
-        f"its laps end {cert.lap_margin:.1f} degrees from a whole lap (under {LAP_MARGIN:g})"
-        if cert.lap_margin is not None and cert.lap_margin < LAP_MARGIN
-        else "",
-    ]
-    return f"not certified at {SAMPLES} frames: every frame shows {full}, but " + "; ".join(
-        w for w in why if w
-    )
-
-
-def certificate_of(labels: Labels, fact: str, require: bool) -> dict[str, Any]:
-    """The stored certificate of edited states; an answer TOMATO's 16 samples (or Video-TT's
-    80, or one frame) would not give is refused, or with ``require`` off kept and marked
-    ``ok: false``."""
-    cert = certify(labels)
-    if cert.full is not None and cert.ok(fact, answer_key(fact, cert.full)):
-        return certificate_json(cert)
-    if require:
-        raise VariantRejected(uncertified_reason(cert, fact))
-    return {"ok": False, **certificate_json(cert)}
-
-
-def stored_certified(row: Mapping[str, Any], fact: str) -> bool:
-    """Whether a written row's own certificate holds for its answer (read from the record,
-    as :meth:`Certificate.ok` reads the states): a record an earlier run wrote without
-    certifying it is not taken as certified."""
-    cert, labels = row.get("certificate"), row.get("labels")
-    if not isinstance(cert, dict) or not isinstance(labels, dict) or cert.get("ok") is False:
-        return False
-    try:
-        key = answer_key(fact, labels["answer"])
-
-        def same(v: Any) -> bool:
-            return v is not None and answer_key(fact, v) == key
-
-        return (
-            same(cert["sampled"])
-            and same(cert["sampled_80"])
-            and cert["first_frame_only"] is None
-            and cert["last_frame_only"] is None
-            and cert["max_turn_per_sample"] <= MAX_TURN_PER_SAMPLE
-        )
-    except (KeyError, TypeError, ValueError):
-        return False
 
 
 def edit_row(
@@ -377,7 +152,7 @@ def edit_row(
         return cached
     rng = np.random.default_rng(int(spec_hash[:12], 16))
     try:
-        q = _question_fields(row, clip, rng, motion)
+        q = question_fields(row, clip, rng, motion)
     except ValueError as exc:
         raise VariantRejected(str(exc)) from exc
     # as in generation: the video takes its final name only after its record is written

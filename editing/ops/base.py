@@ -88,6 +88,8 @@ class Op:
     name: ClassVar[str] = ""
     variation: ClassVar[str] = COUNTERFACTUAL
     effects: ClassVar[Mapping[str, E.Effect]] = {}
+    # the name facts declare this op's effect under (``Fact.edits``); empty: ``effects`` only
+    edit: ClassVar[str] = ""
     schema: ClassVar[dict[str, Any]] = {}
 
     def validate(self) -> None:
@@ -95,8 +97,18 @@ class Op:
         :class:`EditError` naming the parameter (``"size: ..."``). Called by :func:`make_op`."""
 
     def effect(self, fact: str) -> E.Effect:
-        """What this op does to answers of ``fact`` (undeclared: unknown, so refused)."""
-        return self.effects.get(fact, E.UNKNOWN)
+        """What this op does to answers of ``fact``: the op's own ``effects`` entry, else what
+        the fact's module declares for the op's :meth:`declaration` (undeclared: unknown, so
+        refused)."""
+        if fact in self.effects:
+            return self.effects[fact]
+        edit, kernel = self.declaration()
+        return E.declared(edit, fact, kernel) if edit else E.UNKNOWN
+
+    def declaration(self) -> tuple[str, E.Effect | None]:
+        """The name facts declare this op under (:attr:`edit`, which may depend on the op's
+        parameters) and its mapped effect, for facts that declare it ``mapped``."""
+        return self.edit, None
 
     @property
     def upright(self) -> bool:

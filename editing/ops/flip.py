@@ -9,15 +9,9 @@ import numpy as np
 
 from tempogen.editing import algebra
 from tempogen.editing.clip import Clip
-from tempogen.editing.effects import PRESERVED, Effect, mapped
+from tempogen.editing.effects import Effect, mapped
 from tempogen.editing.ops.base import SpaceOp, register_op
 from tempogen.errors import EditError
-
-# A flip or a turn keeps trends, counts, orders and shape classes (a mirrored star is a star),
-# and the subject's apparent size, so whether it comes towards the camera or goes away. A
-# person's gestures are read in the body's own frame (shoulders and head, flipped or turned
-# with the picture) and its hands are named by their gloves, never by side: ``next`` stays.
-KEPT = ("speed", "frequency", "count", "order", "trajectory", "approach", "next")
 
 
 @register_op
@@ -27,17 +21,14 @@ class Mirror(SpaceOp):
 
     axis: str = "horizontal"
     name: ClassVar[str] = "mirror"
+    edit: ClassVar[str] = "mirror"  # each fact declares it (``Fact.edits``)
 
     def __post_init__(self) -> None:
         if self.axis not in ("horizontal", "vertical"):
             raise EditError(f"mirror: axis must be 'horizontal' or 'vertical', got {self.axis!r}")
 
-    def effect(self, fact: str) -> Effect:
-        if fact in ("direction", "rotation"):
-            return mapped(f"mirror_{self.axis}", self._kernel)
-        if fact in KEPT:
-            return PRESERVED
-        return super().effect(fact)
+    def declaration(self) -> tuple[str, Effect | None]:
+        return self.edit, mapped(f"mirror_{self.axis}", self._kernel)
 
     @property
     def upright(self) -> bool:
@@ -61,17 +52,14 @@ class Rotate(SpaceOp):
 
     degrees: int = 90
     name: ClassVar[str] = "rotate"
+    edit: ClassVar[str] = "rotate"  # each fact declares it (``Fact.edits``)
 
     def __post_init__(self) -> None:
         if self.degrees not in (90, 180, 270):
             raise EditError(f"rotate: degrees must be 90, 180 or 270, got {self.degrees!r}")
 
-    def effect(self, fact: str) -> Effect:
-        if fact == "direction":
-            return mapped(f"rotate_{self.degrees}", self._kernel)
-        if fact == "rotation" or fact in KEPT:
-            return PRESERVED
-        return super().effect(fact)
+    def declaration(self) -> tuple[str, Effect | None]:
+        return self.edit, mapped(f"rotate_{self.degrees}", self._kernel)
 
     @property
     def upright(self) -> bool:

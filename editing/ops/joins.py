@@ -16,8 +16,7 @@ import numpy as np
 from tempogen.config import MAX_SECONDS
 from tempogen.editing import algebra
 from tempogen.editing.clip import Clip, Stream
-from tempogen.editing.effects import FROM_STATES, PRESERVED, UNKNOWN, Effect, check, mapped, require
-from tempogen.editing.ops._facts import BUILTIN
+from tempogen.editing.effects import PRESERVED, Effect, check, declared, mapped, require
 from tempogen.editing.ops.base import COMPOSITE, Op, asked_facts, register_op
 from tempogen.errors import EditError
 from tempogen.facts import get_fact
@@ -31,24 +30,21 @@ def _join(fact: str, a: Any, b: Any) -> Any:
 
 
 JOIN = mapped("join", lambda fact, value: value)  # a two-clip kernel: see ``_join``
-# Who starts first in A-then-B is read from the joined states; a path drawn twice is no shape.
-CONCAT_EFFECTS: dict[str, Effect] = {
-    "direction": JOIN,
-    "rotation": JOIN,
-    "speed": JOIN,
-    "frequency": JOIN,
-    "count": JOIN,
-    "approach": JOIN,
-    "order": FROM_STATES,
-    "next": FROM_STATES,  # B's gestures follow A's: read from the joined states
-}
-# A's question, A's answer
-COMPOSITE_EFFECTS: dict[str, Effect] = dict.fromkeys((*BUILTIN, "next"), PRESERVED)
+
+
+def concat_effect(fact: str) -> Effect:
+    """What A-then-B does to ``fact``, as the fact declares it (``Fact.edits["concat"]``)."""
+    return declared("concat", fact, JOIN)
+
+
+def composite_effect(fact: str) -> Effect:
+    """A's question, A's answer: what the fact declares for ``composite``."""
+    return declared("composite", fact)
 
 
 def _require_joinable(a: Clip, b: Clip) -> None:
     for fact in dict.fromkeys(asked_facts(a) + asked_facts(b)):
-        require("concat", CONCAT_EFFECTS.get(fact, UNKNOWN), fact, a.labels is not None)
+        require("concat", concat_effect(fact), fact, a.labels is not None)
 
 
 def _same_format(a: Clip, b: Clip, op: str) -> None:
@@ -142,7 +138,7 @@ def concat(a: Clip, b: Clip, gap: float | None = None) -> Clip:
     out = _one_after_another(a, b, g, labels, facts)
     if labels is not None:
         fact = labels.query.fact
-        eff = CONCAT_EFFECTS[fact]
+        eff = concat_effect(fact)
         if eff.kind == "mapped":
             va, vb = (get_fact(fact).derive(c.labels) for c in (a, b))
             want = None if va is None or vb is None else _join(fact, va, vb)
@@ -182,7 +178,7 @@ def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
     The question stays A's; B's objects join as extra objects (renamed ``b:<name>``).
     """
     for fact in asked_facts(a):
-        require("composite", COMPOSITE_EFFECTS.get(fact, UNKNOWN), fact, a.labels is not None)
+        require("composite", composite_effect(fact), fact, a.labels is not None)
     if layout not in ("side_by_side", "picture_in_picture"):
         raise EditError(
             f"composite: layout must be 'side_by_side' or 'picture_in_picture', got {layout!r}"
@@ -260,7 +256,10 @@ class Concat(Op):
     gap: float | None = None
     name: ClassVar[str] = "concat"
     variation: ClassVar[str] = COMPOSITE
-    effects: ClassVar[dict[str, Effect]] = CONCAT_EFFECTS
+    edit: ClassVar[str] = "concat"  # each fact declares it (``Fact.edits``)
+
+    def declaration(self) -> tuple[str, Effect | None]:
+        return self.edit, JOIN
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "other", tuple(self.other or ()))
@@ -283,7 +282,7 @@ class Composite(Op):
     layout: str = "side_by_side"
     name: ClassVar[str] = "composite"
     variation: ClassVar[str] = COMPOSITE
-    effects: ClassVar[dict[str, Effect]] = COMPOSITE_EFFECTS
+    edit: ClassVar[str] = "composite"  # each fact declares it (``Fact.edits``)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "other", tuple(self.other or ()))

@@ -10,7 +10,6 @@ import numpy as np
 from tempogen.editing import algebra
 from tempogen.editing.clip import Clip
 from tempogen.editing.effects import REPEAT, Effect, mapped
-from tempogen.editing.ops._facts import BUILTIN
 from tempogen.editing.ops.base import COMPOSITE, TimeOp, register_op
 from tempogen.errors import EditError
 
@@ -26,6 +25,7 @@ class Loop(TimeOp):
     times: int = 2
     name: ClassVar[str] = "loop"
     variation: ClassVar[str] = COMPOSITE
+    edit: ClassVar[str] = "loop"  # each fact declares it (``Fact.edits``)
 
     def __post_init__(self) -> None:
         if isinstance(self.times, bool) or not isinstance(self.times, int) or self.times < 1:
@@ -35,10 +35,8 @@ class Loop(TimeOp):
         if self.times > MAX_TIMES:
             raise EditError(f"times: at most {MAX_TIMES}, got {self.times!r}")
 
-    def effect(self, fact: str) -> Effect:
-        if fact in BUILTIN:
-            return mapped(f"repeat_{self.times}", self._kernel, time=REPEAT)
-        return super().effect(fact)
+    def declaration(self) -> tuple[str, Effect | None]:
+        return self.edit, mapped(f"repeat_{self.times}", self._kernel, time=REPEAT)
 
     def _kernel(self, fact: str, value: object) -> object:
         return algebra.facts_loop({fact: value}, self.times)[fact]

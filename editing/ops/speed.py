@@ -10,14 +10,13 @@ import numpy as np
 
 from tempogen.editing import algebra
 from tempogen.editing.clip import Clip
-from tempogen.editing.effects import FROM_STATES, PRESERVED, Effect, mapped
+from tempogen.editing.effects import Effect, mapped
 from tempogen.editing.ops.base import TimeOp, register_op
 from tempogen.errors import EditError
 
-# Dropped frames (a rate above 1) may hide a brief event, alias a fast turn or cut a corner
-# of a walked path or hide a brief gesture: those answers are then read again from the resampled states, and external
-# clips without states refuse.
-DROPS_FRAMES = ("count", "frequency", "rotation", "faster", "next")
+# Dropped frames (a rate above 1) may hide a brief event, alias a fast turn, cut a corner of a
+# walked path or hide a brief gesture: facts declare apart what a rate that drops frames does
+# (``speed_up``, ``speed_ramp_up``) and what a rate that does not does (``speed``, ``speed_ramp``).
 
 
 def _positive(op: str, name: str, v: object) -> None:
@@ -47,12 +46,8 @@ class Speed(TimeOp):
     def validate(self) -> None:
         _in_range("factor", self.factor)
 
-    def effect(self, fact: str) -> Effect:
-        if fact in DROPS_FRAMES:
-            return FROM_STATES if self.factor > 1 else PRESERVED
-        if fact in ("direction", "speed", "trajectory", "order", "approach"):
-            return PRESERVED  # a uniform rate keeps every sequence and trend
-        return super().effect(fact)
+    def declaration(self) -> tuple[str, Effect | None]:
+        return ("speed_up" if self.factor > 1 else "speed"), None
 
     def select(self, clip: Clip) -> np.ndarray:
         n = clip.num_frames
@@ -78,18 +73,11 @@ class SpeedRamp(TimeOp):
         _in_range("start", self.start)
         _in_range("end", self.end)
 
-    def effect(self, fact: str) -> Effect:
-        if fact == "speed" or (fact == "frequency" and max(self.start, self.end) <= 1):
-            # a steady motion becomes accelerating under a rising rate, decelerating under a
-            # falling one; a trend against the ramp cannot be decided and refuses
-            return mapped("rate_ramp", self._ramp)
-        if fact == "frequency":
-            return FROM_STATES  # dropped frames may hide a flash: count the gaps that remain
-        if fact in DROPS_FRAMES:
-            return FROM_STATES if max(self.start, self.end) > 1 else PRESERVED
-        if fact in ("direction", "trajectory", "order", "approach"):
-            return PRESERVED  # a monotone time map keeps sequences, shapes and who starts first
-        return super().effect(fact)
+    def declaration(self) -> tuple[str, Effect | None]:
+        # a steady motion becomes accelerating under a rising rate, decelerating under a
+        # falling one; a trend against the ramp cannot be decided and refuses
+        edit = "speed_ramp_up" if max(self.start, self.end) > 1 else "speed_ramp"
+        return edit, mapped("rate_ramp", self._ramp)
 
     def _ramp(self, fact: str, value: object) -> object:
         ramped = algebra.facts_ramp({fact: value}, self.start, self.end)

@@ -8,8 +8,6 @@ from typing import ClassVar
 import numpy as np
 
 from tempogen.editing.clip import Clip
-from tempogen.editing.effects import FROM_STATES, Effect
-from tempogen.editing.ops._facts import BUILTIN
 from tempogen.editing.ops.base import TimeOp, register_op
 from tempogen.errors import EditError
 
@@ -28,7 +26,7 @@ class Trim(TimeOp):
     end: float | None = None
     name: ClassVar[str] = "trim"
     variation: ClassVar[str] = ""  # a cut is neither counterfactual, composite nor zoom
-    effects: ClassVar[dict[str, Effect]] = dict.fromkeys((*BUILTIN, "next"), FROM_STATES)
+    edit: ClassVar[str] = "trim"  # each fact declares it (``Fact.edits``)
 
     def validate(self) -> None:
         if not 0 <= self.start <= MAX_TRIM_SECONDS:

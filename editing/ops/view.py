@@ -10,13 +10,8 @@ import numpy as np
 
 from tempogen.config import MAX_SIDE
 from tempogen.editing.clip import Clip
-from tempogen.editing.effects import PRESERVED, Effect
-from tempogen.editing.ops._facts import BUILTIN
 from tempogen.editing.ops.base import ZOOM, SpaceOp, register_op
 from tempogen.errors import EditError
-
-# a person's gestures are read in shoulder widths from its own anchors: a closer view keeps them
-KEEPS_ALL: dict[str, Effect] = dict.fromkeys((*BUILTIN, "next"), PRESERVED)
 
 
 def _even(v: float) -> int:
@@ -32,7 +27,7 @@ class Crop(SpaceOp):
     size: tuple[int, int] | None = None
     name: ClassVar[str] = "crop"
     variation: ClassVar[str] = ZOOM
-    effects: ClassVar[dict[str, Effect]] = KEEPS_ALL
+    edit: ClassVar[str] = "zoom"  # each fact declares it (``Fact.edits``)
     takes_list: ClassVar[bool] = True  # ``{crop: [x0, y0, x1, y1]}`` is the box
 
     def __post_init__(self) -> None:
@@ -88,7 +83,7 @@ class ZoomIn(SpaceOp):
     smooth: float = 0.5
     name: ClassVar[str] = "zoom_in"
     variation: ClassVar[str] = ZOOM
-    effects: ClassVar[dict[str, Effect]] = KEEPS_ALL
+    edit: ClassVar[str] = "zoom"  # each fact declares it (``Fact.edits``)
 
     def validate(self) -> None:
         if not 0 <= self.margin <= MAX_MARGIN:

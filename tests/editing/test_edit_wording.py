@@ -22,14 +22,8 @@ import pytest
 from kit import run_cli
 
 from tempogen import observe
-from tempogen.builders.dataset.variants import (
-    THEN_REVERSED,
-    Variant,
-    VariantRejected,
-    _question_fields,
-    default_variants,
-    reworded,
-)
+from tempogen.builders.dataset.edited_clips import VariantRejected, question_fields, reworded
+from tempogen.builders.dataset.variants import THEN_REVERSED, Variant, default_variants
 from tempogen.editing import Clip, parse_pipeline
 from tempogen.editing.ops import OPS
 from tempogen.errors import EditError
@@ -338,7 +332,7 @@ def test_an_edited_question_is_true_of_the_edited_states(pattern, plugin) -> Non
     for variant in VARIANTS:
         try:
             clip = reworded(VARIANTS[variant].apply(source), motion)
-            q = _question_fields({}, clip, np.random.default_rng(0), motion)
+            q = question_fields({}, clip, np.random.default_rng(0), motion)
         except (EditError, ValueError):
             continue  # refused, never shipped: what an edit that cannot keep its question must do
         if bad := _false_words(clip, q):
@@ -354,7 +348,7 @@ def test_the_walk_edits_what_matters(plugin) -> None:
         motion = MOTIONS[pattern]
         try:
             clip = reworded(VARIANTS[variant].apply(_source(pattern)), motion)
-            return _question_fields({}, clip, np.random.default_rng(0), motion)["question"]
+            return question_fields({}, clip, np.random.default_rng(0), motion)["question"]
         except (EditError, ValueError):
             return None
 
@@ -382,7 +376,7 @@ def test_a_mirror_renames_the_people_by_side() -> None:
         "left": nouns["left"].replace("on the left", "on the right"),
         "right": nouns["right"].replace("on the right", "on the left"),
     }
-    q = _question_fields({}, flipped, np.random.default_rng(0), motion)
+    q = question_fields({}, flipped, np.random.default_rng(0), motion)
     assert not _sides_hold(flipped.labels, q["options"])
     with pytest.raises(VariantRejected, match="not side by side"):
         reworded(VARIANTS["rotate0"].apply(source), motion)

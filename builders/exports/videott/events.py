@@ -7,25 +7,25 @@ from typing import Any
 import numpy as np
 
 from tempogen import observe
-from tempogen.builders.exports.videott.motion import _Ctx, _still_led
 from tempogen.builders.exports.videott.text import (
     EVENT_WORDS,
     SHAPE_ACCEPTED,
     SHAPE_NAMES,
     WRONG_SHAPE,
-    _cap,
-    _join,
-    _num,
-    _path_corners,
-    _rejecting,
-    _s,
-    _times,
+    cap,
+    join_words,
+    number_word,
     open_questions,
+    path_corners,
+    rejecting,
+    secs,
+    times_word,
 )
+from tempogen.builders.exports.videott.writers import Ctx, register_writer, still_led
 from tempogen.facts import NEXT_ANCHOR, NEXT_TEXT, gesture_words, get_fact
 
 
-def _words(ctx: _Ctx) -> tuple[str, str, str, str]:
+def _words(ctx: Ctx) -> tuple[str, str, str, str]:
     """How the rationale names the query's events: by kind, or as the pattern declared them
     in ``labels.meta["event_words"]`` (a jump, a squat, a clap all read as ``raise``)."""
     if ctx.kind in EVENT_WORDS:
@@ -36,23 +36,21 @@ def _words(ctx: _Ctx) -> tuple[str, str, str, str]:
     return tuple(words)  # type: ignore[return-value]
 
 
-def _events(ctx: _Ctx) -> list[float]:
+def _events(ctx: Ctx) -> list[float]:
     ev = observe.events(ctx.labels, np.arange(ctx.n)) or []
     return [float(a) for a, _ in ev]
 
 
-def _event_text(ctx: _Ctx, starts: list[float]) -> str:
+def _event_text(ctx: Ctx, starts: list[float]) -> str:
     verb, _, nouns, _ = _words(ctx)
     where = f" around {ctx.center}" if ctx.kind == "loop" else ""
     where += " on the floor" if ctx.kind == "bounce" else ""
     if not starts:
-        return f"{_cap(ctx.subj)} never {verb}{where} in the {_s(ctx.duration)} video"
+        return f"{cap(ctx.subj)} never {verb}{where} in the {secs(ctx.duration)} video"
     if ctx.kind == "loop":
         done = "completing the loop" if len(starts) == 1 else "completing loops"
-        return f"{_cap(ctx.subj)} goes around {ctx.center} {_times(len(starts))}, {done} at {_join([_s(t) for t in starts])}"
-    return (
-        f"{_cap(ctx.subj)} {verb}{where} {_times(len(starts))}, at {_join([_s(t) for t in starts])}"
-    )
+        return f"{cap(ctx.subj)} goes around {ctx.center} {times_word(len(starts))}, {done} at {join_words([secs(t) for t in starts])}"
+    return f"{cap(ctx.subj)} {verb}{where} {times_word(len(starts))}, at {join_words([secs(t) for t in starts])}"
 
 
 FREQ_ANSWER = {
@@ -96,10 +94,11 @@ FREQ_ANSWER = {
 }
 
 
-def _frequency(ctx: _Ctx) -> dict[str, Any]:
+@register_writer("frequency")
+def frequency_set(ctx: Ctx) -> dict[str, Any]:
     starts = _events(ctx)
     verb, base, nouns, _ = _words(ctx)
-    s, S = ctx.subj, _cap(ctx.subj)
+    s, S = ctx.subj, cap(ctx.subj)
     answer, accepted = FREQ_ANSWER[ctx.key]
     primary = f"How does the rate at which {s} {verb} change over the video?"
     rephrased = f"As the video goes on, what happens to how often {s} {verb}?"
@@ -112,15 +111,15 @@ def _frequency(ctx: _Ctx) -> dict[str, Any]:
         }.get(ctx.key, "")
         rationale = (
             f"{_event_text(ctx, starts)}. The gaps between them are "
-            f"{_join([f'{g:.1f}' for g in gaps])} s: {trend}."
+            f"{join_words([f'{g:.1f}' for g in gaps])} s: {trend}."
         )
     else:
         rationale = f"{_event_text(ctx, starts)}, so there is no rate to change."
     if starts:
-        led = f"{S} {verb} {_times(len(starts))} in the video. Do the {nouns} come more often, less often, or at a steady rate as it goes on?"
+        led = f"{S} {verb} {times_word(len(starts))} in the video. Do the {nouns} come more often, less often, or at a steady rate as it goes on?"
         led_answer, led_acc = answer, accepted
     else:
-        led, led_answer, led_acc = _still_led(ctx, f"How often does it {base}?", answer)
+        led, led_answer, led_acc = still_led(ctx, f"How often does it {base}?", answer)
         led_acc += accepted
     wrong = {
         "increasing": (
@@ -145,7 +144,7 @@ def _frequency(ctx: _Ctx) -> dict[str, Any]:
         "primary": (primary, answer, accepted),
         "rephrased": (rephrased, answer, accepted),
         "correctly_led": (led, led_answer, led_acc),
-        "wrongly_led": (*wrong, _rejecting(accepted)),
+        "wrongly_led": (*wrong, rejecting(accepted)),
     }
 
 
@@ -167,13 +166,14 @@ def _open_set(
     )  # fmt: skip
 
 
-def _count(ctx: _Ctx) -> dict[str, Any]:
+@register_writer("count")
+def count_set(ctx: Ctx) -> dict[str, Any]:
     starts = _events(ctx)
     c = int(ctx.key)
     if len(starts) != c:
         raise ValueError(f"row {ctx.id!r}: {len(starts)} events disagree with answer {c}")
     verb, base, nouns, noun = _words(ctx)
-    s, S = ctx.subj, _cap(ctx.subj)
+    s, S = ctx.subj, cap(ctx.subj)
     if ctx.kind == "loop":
         primary = f"How many full loops does {s} complete around {ctx.center}?"
         rephrased = f"Counting from the first frame to the last, how many complete laps around {ctx.center} does {s} make?"
@@ -184,20 +184,27 @@ def _count(ctx: _Ctx) -> dict[str, Any]:
         primary = f"How many times does {s} {base} over the whole video?"
         rephrased = f"Count the {nouns} of {s}: how many are there from start to end?"
     answer = f"{c}."
-    accepted = [str(c), _num(c), f"{c} times", _times(c), f"{c} {nouns if c != 1 else noun}"]
+    accepted = [
+        str(c),
+        number_word(c),
+        f"{c} times",
+        times_word(c),
+        f"{c} {nouns if c != 1 else noun}",
+    ]
     rationale = f"{_event_text(ctx, starts)}: {c} in all."
     if c:
         first = "completes its first loop" if ctx.kind == "loop" else f"{verb} for the first time"
-        led = f"{S} {first} at {_s(starts[0])}. How many {nouns} does it make in total?"
+        led = f"{S} {first} at {secs(starts[0])}. How many {nouns} does it make in total?"
     else:
-        led = f"The video lasts {_s(ctx.duration)}. How many {nouns} does {s} make?"
+        led = f"The video lasts {secs(ctx.duration)}. How many {nouns} does {s} make?"
     wrong_n = c + 1
-    wrong = f"Why does {s} {'complete ' + str(wrong_n) + ' loops' if ctx.kind == 'loop' else base + ' ' + _times(wrong_n)}?"
+    wrong = f"Why does {s} {'complete ' + str(wrong_n) + ' loops' if ctx.kind == 'loop' else base + ' ' + times_word(wrong_n)}?"
     wrong_answer = f"It does not; it makes {c} {nouns if c != 1 else noun}."
     return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 
-def _order(ctx: _Ctx) -> dict[str, Any]:
+@register_writer("order")
+def order_set(ctx: Ctx) -> dict[str, Any]:
     lab, kind = ctx.labels, ctx.kind
     idx = np.arange(ctx.n)
     onsets: dict[str, float | None] = {}
@@ -208,7 +215,7 @@ def _order(ctx: _Ctx) -> dict[str, Any]:
     action, act_base = (
         ("lights up", "light up") if kind == "lit" else ("starts moving", "start moving")
     )
-    listed = _join(nouns)
+    listed = join_words(nouns)
     both = len(nouns) == 2
     primary = f"Of {listed}, which {action} first?"
     rephrased = (
@@ -218,15 +225,15 @@ def _order(ctx: _Ctx) -> dict[str, Any]:
     )
     never = "never lights up" if kind == "lit" else "never moves"
     parts = [
-        f"{ctx.noun(o)} {action} at {_s(t)}" if t is not None else f"{ctx.noun(o)} {never}"
+        f"{ctx.noun(o)} {action} at {secs(t)}" if t is not None else f"{ctx.noun(o)} {never}"
         for o, t in onsets.items()
     ]
     started = {o: t for o, t in onsets.items() if t is not None}
     if ctx.key == "none":
         answer = "Neither of them." if both else "None of them."
         accepted = ["neither", "none", "none of them", "neither of them", "no object"]
-        rationale = f"{_cap(_join(parts))} during the {_s(ctx.duration)} video."
-        led = f"The video lasts {_s(ctx.duration)}. Which object {action} first?"
+        rationale = f"{cap(join_words(parts))} during the {secs(ctx.duration)} video."
+        led = f"The video lasts {secs(ctx.duration)}. Which object {action} first?"
         wrong = f"Why does {nouns[0]} {act_base} before the {'other' if both else 'others'}?"
         verb = "lights up" if kind == "lit" else "moves"
         wrong_answer = f"It does not; {'neither' if both else 'none'} of them {verb}."
@@ -240,30 +247,31 @@ def _order(ctx: _Ctx) -> dict[str, Any]:
             "both" if both else "all",
             "together",
         ]
-        rationale = f"{_cap(_join(parts))}: they {act_base} together."
-        led = f"{_cap(nouns[0])} {action} at {_s(t0)}. Which object {action} first?"
+        rationale = f"{cap(join_words(parts))}: they {act_base} together."
+        led = f"{cap(nouns[0])} {action} at {secs(t0)}. Which object {action} first?"
         wrong = f"Why does {nouns[0]} {act_base} before {nouns[1]}?"
         wrong_answer = f"It does not; they {act_base} at the same time."
     else:
         first = ctx.key
         fnoun = ctx.noun(first)
-        answer = f"{_cap(fnoun)}."
+        answer = f"{cap(fnoun)}."
         accepted = [fnoun, fnoun.removeprefix("the ")]
         other = next(o for o in ctx.objects if o != first)
         later = [t for o, t in started.items() if o != first]
         lead = f", {min(later) - started[first]:.1f} s before any other" if later else ""
-        rationale = f"{_cap(_join(parts))}, so {fnoun} is first{lead}."
+        rationale = f"{cap(join_words(parts))}, so {fnoun} is first{lead}."
         if onsets[other] is not None:
-            led = f"{_cap(ctx.noun(other))} {action} at {_s(onsets[other])}, after another object. Which object {action} first?"
+            led = f"{cap(ctx.noun(other))} {action} at {secs(onsets[other])}, after another object. Which object {action} first?"
         else:
-            led = f"{_cap(ctx.noun(other))} {never}. Which object {action} first?"
+            led = f"{cap(ctx.noun(other))} {never}. Which object {action} first?"
         rest = fnoun if both else "the others"
         wrong = f"Why does {ctx.noun(other)} {act_base} before {rest}?"
-        wrong_answer = f"It does not; {fnoun} {action} first, at {_s(started[first])}."
+        wrong_answer = f"It does not; {fnoun} {action} first, at {secs(started[first])}."
     return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 
-def _more(ctx: _Ctx) -> dict[str, Any]:
+@register_writer("more")
+def more_set(ctx: Ctx) -> dict[str, Any]:
     """Who of several people repeats the action more: each one's events, then the winner."""
     at = np.arange(ctx.n)
     per = {
@@ -276,26 +284,25 @@ def _more(ctx: _Ctx) -> dict[str, Any]:
     verb, base, nouns, _ = _words(ctx)
     w = ctx.noun(ctx.key)
     other = next(n for n in per if n != ctx.key)
-    listed = _join([ctx.noun(n) for n in per])
+    listed = join_words([ctx.noun(n) for n in per])
     primary = f"Of {listed}, who {verb} more times?"
     rephrased = f"Count the {nouns} of {listed}: which of them makes more?"
-    answer = f"{_cap(w)}."
+    answer = f"{cap(w)}."
     accepted = [w, w.removeprefix("the ")]
     told = [
-        f"{ctx.noun(n)} {verb} {_times(len(t))}"
-        + (f", at {_join([_s(x) for x in t])}" if t else "")
+        f"{ctx.noun(n)} {verb} {times_word(len(t))}"
+        + (f", at {join_words([secs(x) for x in t])}" if t else "")
         for n, t in per.items()
     ]
-    rationale = f"{_cap('; '.join(told))}: {w} {verb} more."
-    led = f"{_cap(ctx.noun(other))} {verb} {_times(len(per[other]))}. Who {verb} more times?"
+    rationale = f"{cap('; '.join(told))}: {w} {verb} more."
+    led = f"{cap(ctx.noun(other))} {verb} {times_word(len(per[other]))}. Who {verb} more times?"
     wrong = f"Why does {ctx.noun(other)} {base} more times than {w}?"
-    wrong_answer = (
-        f"It does not; {w} {verb} {_times(len(top))}, {ctx.noun(other)} {_times(len(per[other]))}."
-    )
+    wrong_answer = f"It does not; {w} {verb} {times_word(len(top))}, {ctx.noun(other)} {times_word(len(per[other]))}."
     return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 
-def _faster(ctx: _Ctx) -> dict[str, Any]:
+@register_writer("faster")
+def faster_set(ctx: Ctx) -> dict[str, Any]:
     """Who of several people moves faster: each one's mean speed, then the winner."""
     at = np.arange(ctx.n)
     v = {name: observe.mean_speed(ctx.labels, at, ctx.labels.track(name)) or 0.0
@@ -304,22 +311,23 @@ def _faster(ctx: _Ctx) -> dict[str, Any]:
         raise ValueError(f"row {ctx.id!r}: mean speeds {v} disagree with answer {ctx.key!r}")
     w = ctx.noun(ctx.key)
     other = next(n for n in v if n != ctx.key)
-    listed = _join([ctx.noun(n) for n in v])
+    listed = join_words([ctx.noun(n) for n in v])
     primary = f"Of {listed}, who walks faster?"
     rephrased = f"Compare how far {listed} each walk in the same time: which of them is quicker?"
-    answer = f"{_cap(w)}."
+    answer = f"{cap(w)}."
     accepted = [w, w.removeprefix("the ")]
     told = [f"{ctx.noun(n)} covers about {x:.0f} pixels per second" for n, x in v.items()]
     rationale = (
-        f"{_cap('; '.join(told))}, {v[ctx.key] / max(v[other], 1e-9):.1f} times: {w} is faster."
+        f"{cap('; '.join(told))}, {v[ctx.key] / max(v[other], 1e-9):.1f} times: {w} is faster."
     )
-    led = f"{_cap(ctx.noun(other))} walks at a steady pace. Who walks faster?"
+    led = f"{cap(ctx.noun(other))} walks at a steady pace. Who walks faster?"
     wrong = f"Why does {ctx.noun(other)} walk faster than {w}?"
     wrong_answer = f"It does not; {w} walks faster."
     return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 
-def _next(ctx: _Ctx) -> dict[str, Any]:
+@register_writer("next")
+def next_set(ctx: Ctx) -> dict[str, Any]:
     """What a person does right after a named gesture: each gesture and when it starts, then
     the one that follows the anchor."""
     lab = ctx.labels
@@ -347,17 +355,17 @@ def _next(ctx: _Ctx) -> dict[str, Any]:
         return gesture_words(NEXT_ANCHOR[g], lab)
 
     s = ctx.subj
-    told = [f"{does(g)} at {_s(t)}" for g, t in runs]
+    told = [f"{does(g)} at {secs(t)}" for g, t in runs]
     rationale = (
-        f"{_cap(s)} {_join(told)}, resting the hands between: right after "
+        f"{cap(s)} {join_words(told)}, resting the hands between: right after "
         f"{doing(anchor)}, {s} {does(ctx.key)}."
     )
     primary = f"What does {s} do right after {doing(anchor)}?"
     rephrased = f"Once {s} has finished {doing(anchor)}, what is the next thing they do?"
-    answer = _cap(does(ctx.key)) + "."
+    answer = cap(does(ctx.key)) + "."
     accepted = [does(ctx.key), doing(ctx.key)]
     led = (
-        f"{_cap(s)} makes {len(seq)} different gestures one after another. What do they do "
+        f"{cap(s)} makes {len(seq)} different gestures one after another. What do they do "
         f"right after {doing(anchor)}?"
     )
     other = next(g for g in observe.GESTURES if g not in (anchor, ctx.key))
@@ -368,9 +376,10 @@ def _next(ctx: _Ctx) -> dict[str, Any]:
     return _open_set(rationale, primary, rephrased, led, answer, accepted, wrong, wrong_answer)
 
 
-def _trajectory(ctx: _Ctx) -> dict[str, Any]:
+@register_writer("trajectory")
+def trajectory_set(ctx: Ctx) -> dict[str, Any]:
     tr = ctx.subject
-    s, S = ctx.subj, _cap(ctx.subj)
+    s, S = ctx.subj, cap(ctx.subj)
     primary = f"What shape does the path of {s} trace over the video?"
     rephrased = f"If you drew a line following {s} from start to finish, what figure would it make?"
     end_t = (ctx.n - 1) / ctx.labels.fps
@@ -384,23 +393,23 @@ def _trajectory(ctx: _Ctx) -> dict[str, Any]:
             else f"stays within {spread:.0f} pixels of where it starts"
         )
         rationale = (
-            f"{S} {where} for the whole {_s(ctx.duration)} video, so its path draws no shape."
+            f"{S} {where} for the whole {secs(ctx.duration)} video, so its path draws no shape."
         )
-        led, led_answer, led_acc = _still_led(ctx, "What shape does its path trace?", answer)
+        led, led_answer, led_acc = still_led(ctx, "What shape does its path trace?", answer)
         led_acc += accepted
     else:
         name = SHAPE_NAMES[ctx.key]
         answer = f"A {name}." if not name.startswith(("a", "i")) else f"An {name}."
         accepted = SHAPE_ACCEPTED[ctx.key]
-        corners, crossings = _path_corners(ctx.labels, tr)
+        corners, crossings = path_corners(ctx.labels, tr)
         expect = {"triangle": 3, "square": 4, "trapezoid": 4, "diamond": 4, "star": 5}.get(ctx.key)
         gap = float(np.hypot(tr.x[-1] - tr.x[0], tr.y[-1] - tr.y[0]))
         closes = (
             "ends where it started" if gap < 1 else f"ends {gap:.0f} pixels from where it started"
         )
         if expect and len(corners) == expect:
-            times = _join([_s(t) for t in corners])
-            detail = f"its path has {_num(expect)} sharp corners, reached at {times}"
+            times = join_words([secs(t) for t in corners])
+            detail = f"its path has {number_word(expect)} sharp corners, reached at {times}"
         elif ctx.key == "circle" and not corners:
             detail = "its path curves smoothly, with no sharp corner"
         elif ctx.key == "infinity" and crossings == 1:
@@ -415,7 +424,7 @@ def _trajectory(ctx: _Ctx) -> dict[str, Any]:
         }.get(ctx.key, "")
         shape = answer[0].lower() + answer[1:-1]
         rationale = (
-            f"{S} moves for {_s(end_t)}: {detail}{extra}, and it {closes}. The path is {shape}."
+            f"{S} moves for {secs(end_t)}: {detail}{extra}, and it {closes}. The path is {shape}."
         )
         led = f"{S} ends where it started. What shape does its path trace?"
         led_answer, led_acc = answer, accepted

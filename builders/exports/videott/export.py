@@ -10,23 +10,7 @@ from typing import Any
 import numpy as np
 
 from tempogen import observe
-from tempogen.builders.exports.videott.events import (
-    _count,
-    _faster,
-    _frequency,
-    _more,
-    _next,
-    _order,
-    _trajectory,
-)
-from tempogen.builders.exports.videott.motion import (
-    _approach,
-    _Ctx,
-    _direction,
-    _q,
-    _rotation,
-    _speed,
-)
+from tempogen.builders.exports.videott import events, motion  # noqa: F401  (register writers)
 from tempogen.builders.exports.videott.text import (
     ALIASING_TURN,
     FACTORS,
@@ -36,31 +20,18 @@ from tempogen.builders.exports.videott.text import (
     NARRATIVE_OPS,
     SAMPLING_FRAMES,
     TECHNICAL_OPS,
-    _peak_speed,
-    _s,
-    _uniq,
     has_states,
+    peak_speed,
+    secs,
+    uniq,
 )
+from tempogen.builders.exports.videott.writers import Ctx, question_entry, writer_of
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.facts import answer_of
 from tempogen.io import read_json, write_json
 from tempogen.labels import Labels
 from tempogen.manifest import provenance
 from tempogen.questions import answer_key, describe
-
-WRITERS = {
-    "rotation": _rotation,
-    "direction": _direction,
-    "speed": _speed,
-    "frequency": _frequency,
-    "count": _count,
-    "order": _order,
-    "trajectory": _trajectory,
-    "more": _more,
-    "faster": _faster,
-    "approach": _approach,
-    "next": _next,
-}
 
 
 def _edit_ops(edits: Any) -> list[str]:
@@ -100,10 +71,10 @@ def complexity_factors(row: dict[str, Any]) -> dict[str, str]:
             reasons.append(f"{len(distractors)} distractor object(s) share the frame")
         if reasons:
             out["unclear_content"] = "; ".join(reasons)
-        peak, at, who = _peak_speed(lab, q.objects)
+        peak, at, who = peak_speed(lab, q.objects)
         if peak > FAST:
             out["movement_speed"] = (
-                f"{describe(who, lab)} peaks at {peak:.2f} frame diagonals per second at {_s(at)}"
+                f"{describe(who, lab)} peaks at {peak:.2f} frame diagonals per second at {secs(at)}"
             )
         shown = [t for t in lab.tracks if t.role != "anchor" and t.visible.any()]
         if q.fact == "order":
@@ -140,7 +111,7 @@ def complexity_factors(row: dict[str, Any]) -> dict[str, str]:
     return {k: out[k] for k in FACTORS if k in out}
 
 
-def _multiple_choice(ctx: _Ctx) -> dict[str, Any]:
+def _multiple_choice(ctx: Ctx) -> dict[str, Any]:
     row = ctx.row
     options = [str(o) for o in row["options"]]
     i = int(row["answer"])
@@ -154,7 +125,7 @@ def _multiple_choice(ctx: _Ctx) -> dict[str, Any]:
         "options": options,
         "answer_index": i,
         "answer": options[i],
-        "accepted": _uniq([letter, f"{letter}. {options[i]}", options[i].rstrip(".")]),
+        "accepted": uniq([letter, f"{letter}. {options[i]}", options[i].rstrip(".")]),
     }
 
 
@@ -170,12 +141,12 @@ def question_set(row: dict[str, Any]) -> dict[str, Any]:
             f"row {row.get('id', '?')!r}: no per-frame states (labels.tracks); a Video-TT "
             "question set needs them"
         )
-    ctx = _Ctx(row)
-    parts = WRITERS[ctx.fact](ctx)
+    ctx = Ctx(row)
+    parts = writer_of(ctx.fact)(ctx)
     rationale = parts["rationale"]
     questions = []
     for kind in KINDS[:-1]:
-        q = _q(ctx, kind, *parts[kind])
+        q = question_entry(ctx, kind, *parts[kind])
         q["rationale"] = rationale
         questions.append(q)
     questions.append(_multiple_choice(ctx))

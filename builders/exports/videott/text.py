@@ -88,35 +88,35 @@ EVENT_WORDS = {  # kind -> (verb 3rd person, verb base, noun plural, noun singul
 
 
 # --- small text helpers -----------------------------------------------------------------------
-def _s(t: float) -> str:
+def secs(t: float) -> str:
     """Seconds as the rationale writes them."""
     return f"{t:.1f} s"
 
 
-def _cap(text: str) -> str:
+def cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _join(items: Sequence[str]) -> str:
+def join_words(items: Sequence[str]) -> str:
     items = list(items)
     if len(items) <= 1:
         return "".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _num(n: int) -> str:
+def number_word(n: int) -> str:
     return NUMBER_WORDS[n] if 0 <= n < len(NUMBER_WORDS) else str(n)
 
 
-def _times(n: int) -> str:
+def times_word(n: int) -> str:
     return {1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
-def _uniq(items: Iterable[str]) -> list[str]:
+def uniq(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(i.strip().lower() for i in items if i.strip()))
 
 
-def _seq_accepted(tokens: Sequence[str], words: dict[str, tuple[str, ...]]) -> list[str]:
+def seq_accepted(tokens: Sequence[str], words: dict[str, tuple[str, ...]]) -> list[str]:
     """Equivalent phrasings of a token sequence: ``clockwise then anticlockwise``..."""
     if len(tokens) == 1:
         return list(words[tokens[0]])
@@ -127,10 +127,10 @@ def _seq_accepted(tokens: Sequence[str], words: dict[str, tuple[str, ...]]) -> l
     return out
 
 
-def _rejecting(correct: list[str]) -> list[str]:
+def rejecting(correct: list[str]) -> list[str]:
     """Accepted answers to a wrongly-led question: reject the premise, then state the truth."""
     heads = ("it does not", "it doesn't", "no")
-    return _uniq([f"{h}; {c}" for h in heads for c in correct[:2]] + correct[:3])
+    return uniq([f"{h}; {c}" for h in heads for c in correct[:2]] + correct[:3])
 
 
 # --- what the states show ---------------------------------------------------------------------
@@ -195,7 +195,7 @@ def direction_segments(labels: Labels, track: Track) -> list[dict]:
     return _segments(tokens, t, dist)
 
 
-def _peak_speed(labels: Labels, names: Sequence[str]) -> tuple[float, float, str]:
+def peak_speed(labels: Labels, names: Sequence[str]) -> tuple[float, float, str]:
     """Highest per-frame speed (canvas diagonals per second), its time and its object."""
     diag = math.hypot(labels.width, labels.height)
     best = (0.0, 0.0, "")
@@ -211,7 +211,7 @@ def _peak_speed(labels: Labels, names: Sequence[str]) -> tuple[float, float, str
     return best
 
 
-def _path_corners(labels: Labels, track: Track) -> tuple[list[float], int]:
+def path_corners(labels: Labels, track: Track) -> tuple[list[float], int]:
     """Times of the sharp corners of the track's path (as a viewer sees them) and how many
     times the simplified path crosses itself (the observer's own reading of the outline)."""
     pts = np.stack([track.x, track.y], 1)
@@ -222,7 +222,7 @@ def _path_corners(labels: Labels, track: Track) -> tuple[list[float], int]:
     return sorted(frames[k] / labels.fps for k in shape.corners), shape.crossings
 
 
-def _same_at_ends(track: Track, tol: float = 0.5) -> bool:
+def same_at_ends(track: Track, tol: float = 0.5) -> bool:
     """The track shows the same position and orientation in its first and last frame."""
     return (
         abs(track.x[-1] - track.x[0]) <= tol
@@ -248,5 +248,5 @@ def open_questions(
         "primary": (primary, answer, accepted),
         "rephrased": (rephrased, answer, accepted),
         "correctly_led": led,
-        "wrongly_led": (*wrong, _rejecting(accepted)),
+        "wrongly_led": (*wrong, rejecting(accepted)),
     }

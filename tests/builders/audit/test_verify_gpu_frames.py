@@ -15,7 +15,7 @@ import pytest
 from tempogen import observe
 from tempogen.builders.audit.pixels3d import MIN_CHROMA, hue_mask, painted
 from tempogen.builders.audit.verify import verify_row
-from tempogen.builders.dataset.variants import uncertified_reason
+from tempogen.builders.dataset.certify_edits import uncertified_reason
 from tempogen.generators.motion import LAP_MARGIN, Style, certify, get_motion, make_labels
 from tempogen.labels import Labels, Query, Track
 

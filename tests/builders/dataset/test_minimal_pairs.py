@@ -11,7 +11,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from tempogen.builders.audit.verify import verify_row
-from tempogen.builders.dataset.variants import edited_row
+from tempogen.builders.dataset.edited_clips import edited_row
 from tempogen.builders.exports.hf import export_hf
 from tempogen.builders.exports.lmms_eval import export_lmms_eval
 from tempogen.builders.exports.tomato import export_tomato
