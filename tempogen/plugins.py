@@ -31,7 +31,7 @@ def drop_implicit_cwd() -> None:
     """Take off the import path the folder ``python -m tempogen.cli`` puts first on its own
     (the current one), so a module planted there (``yaml.py``) shadows nothing; a folder the
     user put on ``PYTHONPATH`` stays, as a later entry."""
-    if sys.flags.safe_path or not sys.path:
+    if getattr(sys.flags, "safe_path", False) or not sys.path:  # the flag is 3.11+
         return
     if sys.path[0] in ("", os.getcwd()):
         del sys.path[0]

@@ -50,7 +50,7 @@ def _label(tile: np.ndarray, text: str) -> None:
 
 
 def contact_sheet(
-    frames: np.ndarray | list, indices: list[int] | None = None, tile_width: int = 320
+    frames: np.ndarray | list[np.ndarray], indices: list[int] | None = None, tile_width: int = 320
 ) -> np.ndarray:
     """Lay 16 RGB frames out as one 4x4 RGB image, each tile labelled ``#k f=IDX``.
 
@@ -89,7 +89,7 @@ def contact_sheet(
 
 def write_sheet(
     path: str | os.PathLike[str],
-    frames: np.ndarray | list,
+    frames: np.ndarray | list[np.ndarray],
     indices: list[int] | None = None,
     tile_width: int = 320,
 ) -> None:
