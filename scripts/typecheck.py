@@ -48,11 +48,13 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory() as tmp:
         tree = Path(tmp)
         layout(tree)
-        if args.strict_only:
-            targets = [a for m in strict_modules() for a in ("-m", m)]
-            targets.append("--follow-imports=silent")
+        if args.strict_only:  # as files: mypy takes modules or files, not both
+            paths = [tree.joinpath(*m.split(".")) for m in strict_modules()]
+            targets = [str(p.with_suffix(".py")) for p in paths if p.with_suffix(".py").exists()]
+            targets += [str(p) for p in paths if p.is_dir() and any(p.glob("*.py"))]
+            targets.insert(0, "--follow-imports=silent")
         else:
-            targets = ["-p", "tempogen"]
+            targets = [str(tree / "tempogen")]
         cmd = [
             sys.executable,
             "-m",
