@@ -4,7 +4,7 @@ The stage folders install as ``tempogen.generators``, ``tempogen.builders``, ...
 folders, which mypy cannot map in place; this lays the package out as it installs (a symlink per
 module, :func:`lint_imports.layout`) and runs mypy there, printing each error under the path of
 the file in this checkout. ``--strict-only`` checks only the modules pyproject.toml holds to
-``strict`` (fast: the rest is read for its types, its errors not reported).
+every flag of ``--strict`` (fast: the rest is read for its types, its errors not reported).
 """
 
 from __future__ import annotations
@@ -24,10 +24,31 @@ CACHE = ROOT / "build" / "mypy-cache"
 _WHERE = re.compile(r"^(?P<path>[^:\n]+\.pyi?)(?=:)", re.MULTILINE)
 
 
+STRICT_FLAGS = (
+    "disallow_any_generics",
+    "disallow_subclassing_any",
+    "disallow_untyped_calls",
+    "disallow_untyped_defs",
+    "disallow_incomplete_defs",
+    "check_untyped_defs",
+    "disallow_untyped_decorators",
+    "warn_unused_ignores",
+    "warn_return_any",
+    "no_implicit_reexport",
+    "strict_equality",
+    "extra_checks",
+)  # what --strict turns on per module (warn_redundant_casts is global in pyproject.toml)
+
+
 def strict_modules() -> list[str]:
-    """The modules pyproject.toml's mypy overrides make strict."""
+    """The modules pyproject.toml's mypy overrides hold to every flag of ``--strict``."""
     cfg = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["mypy"]
-    return [m for o in cfg.get("overrides", []) if o.get("strict") for m in o["module"]]
+    return [
+        m
+        for o in cfg.get("overrides", [])
+        if all(o.get(f) is True for f in STRICT_FLAGS)
+        for m in o["module"]
+    ]
 
 
 def _checkout_path(tree: Path, match: re.Match[str]) -> str:

@@ -299,14 +299,18 @@ def _plain(name: str, value: Any) -> Any:
 
 _FIELDS = tuple(f.name for f in fields(Row) if f.name != "extra")
 
+# A row as a stage that also takes JSON reads it: a Row, or a dict of its JSON (from the build
+# pipeline, a plugin or a script); both answer ``row["task"]`` and ``row.get("note")``.
+RowLike = Row | Mapping[str, Any]
 
-def as_row(row: Row | Mapping[str, Any]) -> Row:
+
+def as_row(row: RowLike) -> Row:
     """``row`` as a :class:`Row`: a dict (a row from the build pipeline, already valid) is
     converted without validating it again."""
     return row if isinstance(row, Row) else Row._from_valid(row)
 
 
-def as_rows(rows: Iterable[Row | Mapping[str, Any]]) -> list[Row]:
+def as_rows(rows: Iterable[RowLike]) -> list[Row]:
     """Every row as a :class:`Row` (see :func:`as_row`): what a stage that reads rows takes."""
     return [as_row(r) for r in rows]
 
@@ -319,19 +323,20 @@ def is_manifest_row(row: dict[str, Any]) -> bool:
     return "schema_version" in row or (isinstance(labels, dict) and "tracks" in labels)
 
 
-def provenance(row: Row | Mapping[str, Any]) -> dict[str, Any]:
+def provenance(row: RowLike) -> dict[str, Any]:
     """How a row's answer is known, as every export's metadata says it: ``certified: false``
     for a row kept although its states do not certify it (``tempogen edit
     --keep-uncertified``), ``verified: "declared"`` for an answer resting on declared facts
     (labels without per-frame states); empty for a row certified from its states, so those
     exports keep their fields."""
-    row = as_row(row)
     out: dict[str, Any] = {}
-    cert = row.certificate
+    # read as JSON: exports take rows of other benchmarks that carry only the fields they use
+    cert = row.get("certificate")
     if isinstance(cert, dict) and cert.get("ok") is False:
         out["certified"] = False
+    labels = row.get("labels")
     # a row written before the field existed: labels without tracks are declared facts
-    if row.verified == DECLARED or not row.labels.get("tracks"):
+    if row.get("verified") == DECLARED or (isinstance(labels, dict) and not labels.get("tracks")):
         out["verified"] = DECLARED
     return out
 
@@ -398,6 +403,7 @@ __all__ = [
     "SCHEMA_VERSION",
     "STATE_ARRAYS",
     "Row",
+    "RowLike",
     "as_row",
     "as_rows",
     "import_manifest_plugins",

@@ -18,7 +18,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from tempogen.errors import InputFileError, PluginError
@@ -122,7 +122,7 @@ def allowed_plugins() -> tuple[str, ...]:
     return tuple(_ALLOWED)
 
 
-def row_plugins(row: dict[str, Any], where: str) -> tuple[str, ...]:
+def row_plugins(row: Mapping[str, Any], where: str) -> tuple[str, ...]:
     """The plugin modules a row names (none when absent); a malformed field names ``where``."""
     names = row.get("plugins", [])
     if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
