@@ -12,14 +12,12 @@ from enum import Enum
 
 
 class TextEnum(str, Enum):
-    """A ``str`` enum that formats as its value on every Python this package supports (3.11
-    changed ``format()`` of mixed-in enums to ``Class.MEMBER``; an f-string must not)."""
+    """A ``str`` enum that prints and formats as its value on every Python this package
+    supports (3.11 made ``format()`` of a plain mixed-in enum ``Class.MEMBER``, an f-string
+    of a row's task must not; ``enum.StrEnum`` is 3.11+). ``format()`` uses ``__str__``."""
 
     def __str__(self) -> str:
         return str(self.value)
-
-    def __format__(self, spec: str) -> str:
-        return format(str(self.value), spec)
 
 
 class Task(TextEnum):
