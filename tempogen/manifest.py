@@ -173,9 +173,11 @@ class Row:
     the schema does not name, so reading and writing a row loses nothing. ``task`` and
     ``demonstration_type`` are enums (:mod:`tempogen.kinds`); a plain string is converted.
 
-    Read fields as attributes (``row.task``). ``row["task"]``, :meth:`get`, ``in`` and
-    :meth:`keys` are a read-only view of :meth:`to_json` kept for plugin formats and scripts
-    written when rows were dicts; new code should not use them.
+    Read fields as attributes (``row.task``). ``row["task"]``, :meth:`get`, ``in``,
+    :meth:`keys`, :meth:`items` and iteration are a read-only view of :meth:`to_json` kept for
+    plugin formats and scripts written when rows were dicts; new code should not use them. A
+    Row is not a dict: it does not equal one (compare ``row.to_json()``) and ``json.dumps``
+    takes ``row.to_json()``.
     """
 
     schema_version: str | None = SCHEMA_VERSION
@@ -283,6 +285,13 @@ class Row:
     def keys(self) -> Iterator[str]:
         """The keys :meth:`to_json` writes, in order (so ``dict(row)`` and ``{**row}`` work)."""
         return iter(self.to_json())
+
+    def __iter__(self) -> Iterator[str]:
+        return self.keys()
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """``(key, value)`` as :meth:`to_json` has them."""
+        return iter(self.to_json().items())
 
 
 _ABSENT = object()

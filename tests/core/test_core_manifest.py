@@ -307,7 +307,7 @@ def test_read_manifest_gives_records_that_write_back_byte_identical(generated, t
     write_manifest(out, read)
     assert out.read_bytes() == path.read_bytes()
     for r, j in zip(read, rows, strict=True):
-        assert dict(r) == j and {**r} == j
+        assert dict(r) == j and {**r} == j and list(r) == list(j) and dict(r.items()) == j
         assert [r[k] for k in j] == list(j.values())
         assert "answer_key" in r and "nope" not in r and r.get("nope", 7) == 7
         with pytest.raises(KeyError):
