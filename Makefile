@@ -36,10 +36,12 @@ test-fast: setup
 	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile -m "not slow and not serial"
 	$(PY) -m pytest -q -m "serial and not slow"
 
+# the type check: mypy, strict on the core (pyproject.toml [tool.mypy]); cache in build/mypy-cache
 quality: setup
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(PY) scripts/lint_imports.py
+	$(PY) scripts/typecheck.py
 
 style: setup
 	$(VENV)/bin/ruff check --fix .

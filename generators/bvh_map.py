@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -179,7 +180,7 @@ def _mirror_pairs(sk: Skeleton) -> list[tuple[int, int]]:
 
 
 def _best(
-    candidates: list[tuple[float, tuple[int, ...]]], named: dict[int, int]
+    candidates: Sequence[tuple[float, tuple[int, ...]]], named: dict[int, int]
 ) -> tuple[int, ...]:
     """The lowest score among the candidates that agree with the names (``named``: position
     in the tuple -> index the name gives), or among all if none agrees; among equal scores
@@ -188,6 +189,14 @@ def _best(
     pool = agree or candidates
     top = min(s for s, _ in pool)
     return max(c for s, c in pool if s <= top + 1e-9)
+
+
+def _joint(limb: dict[str, int | None], role: str) -> int:
+    """A joint every limb mapped has (its hip, its ankle): found, or the skeleton is refused."""
+    joint = limb[role]
+    if joint is None:
+        raise _Unmapped(f"no {role} joint")
+    return joint
 
 
 def _leg(sk: Skeleton, root: int, up: np.ndarray) -> dict[str, int | None]:
@@ -296,7 +305,7 @@ def map_by_structure(sk: Skeleton) -> dict[int, int]:
     left_axis = None
     if np.linalg.norm(forward) > 0.02 * sk.scale:
         left_axis = np.cross(up, forward / np.linalg.norm(forward))
-    length = float(np.mean([sk.d(leg[m]["hip"], leg[m]["ankle"]) for m in legs]))
+    length = float(np.mean([sk.d(_joint(leg[m], "hip"), _joint(leg[m], "ankle")) for m in legs]))
 
     mapping: dict[int, int] = {}
     for side, m in zip(("left", "right"), _sides(sk, legs, left_axis)):

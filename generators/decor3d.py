@@ -59,8 +59,8 @@ class Sign:
     def image(self) -> np.ndarray:
         """The board's face as RGB uint8: a framed off-white board with dark capitals."""
         h = max(int(self.px), 24)
-        aspect = np.linalg.norm(self.corners[1] - self.corners[0]) / max(
-            np.linalg.norm(self.corners[3] - self.corners[0]), 1e-9
+        aspect = float(np.linalg.norm(self.corners[1] - self.corners[0])) / max(
+            float(np.linalg.norm(self.corners[3] - self.corners[0])), 1e-9
         )
         w = max(int(round(h * aspect)), h)
         img = np.empty((h, w, 3), np.uint8)
@@ -219,7 +219,11 @@ def place_sign(
             )
             if floor is not None and corners[:, 1].min() < floor:
                 continue  # it would sink into the floor
-        if soft and fits(camera, corners, tracked, edge, taken, 0.34) is not None:
+        if (
+            soft
+            and tracked is not None
+            and fits(camera, corners, tracked, edge, taken, 0.34) is not None
+        ):
             return Sign(text, corners, int(round(2 * hpx)))
         if not soft and fits(camera, corners, taken, edge) is not None:
             return Sign(text, corners, int(round(2 * hpx)))
@@ -351,7 +355,8 @@ def decorate(scene: Scene, motion: Motion, key: str) -> None:
         d = place_distractor(camera, floor, taken, near, deep, color, rng)
         if d is not None:
             placed.append(d)
-            grown = cv2.dilate(hull_mask(camera, camera.project(d.points())).astype(np.uint8), None)
+            poly = hull_mask(camera, camera.project(d.points())).astype(np.uint8)
+            grown = cv2.dilate(poly, None)  # type: ignore[call-overload]  # None: OpenCV's 3x3
             taken = taken | grown.astype(bool)
     decor = Decor(sign, tuple(placed))
     world.decor = decor  # type: ignore[attr-defined]

@@ -112,7 +112,7 @@ def make_sprite(track: Track, lit: bool = False) -> Sprite:
         halo = cv2.GaussianBlur(alpha, (0, 0), r * 0.12 + 1)
         ring = np.clip(halo * 1.6 - alpha, 0, 1)
         glow = np.full_like(small, 255.0)
-        small = small * alpha[..., None] + glow * ring[..., None] * 0.8
+        small = (small * alpha[..., None] + glow * ring[..., None] * 0.8).astype(np.float32)
         alpha = np.clip(alpha + ring * 0.8, 0, 1)
         return Sprite(small.astype(np.float32), alpha[..., None])
     return Sprite((small * alpha[..., None]).astype(np.float32), alpha[..., None])

@@ -169,7 +169,7 @@ def jaccard_neighbors(
 ) -> list[tuple[int, int, float]]:
     """All (i, j, score), i < j, whose word multisets have Jaccard >= threshold."""
     index = NearDuplicateIndex(pairs, threshold)
-    out = []
+    out: list[tuple[int, int, float]] = []
     for j in range(len(pairs)):
         out.extend((i, j, score) for i, score in index.query(j))
         index.insert(j)

@@ -12,7 +12,7 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, TypedDict, cast
 
 import faiss
 import numpy as np
@@ -26,6 +26,8 @@ if TYPE_CHECKING:
     from tempogen.retrieval.embed import Encoder
 
 __all__ = [
+    "Candidate",
+    "RetrievalRow",
     "IndexKind",
     "build_index",
     "gpu_available",
@@ -127,6 +129,34 @@ def recall_at_k(
     }
 
 
+class Candidate(TypedDict):
+    """One corpus caption retrieved for a pair's caption (a line of ``candidates.jsonl``)."""
+
+    rank: int  # 1 = best
+    score: float  # cosine similarity, rounded to 6 places
+    matched: bool  # at or above the no-match threshold
+    video_id: str
+    youtube_id: str | None
+    start: float | None
+    end: float | None
+    caption: str
+
+
+class RetrievalRow(TypedDict):
+    """What :func:`retrieve` finds for one (positive, negative) caption pair. A ``TypedDict``
+    so it is written as JSON as it is, keys in this order."""
+
+    pair_index: int
+    pos: str
+    neg: str
+    pos_candidates: list[Candidate]
+    neg_candidates: list[Candidate]
+    pos_no_match: bool  # no positive candidate matched
+    neg_no_match: bool
+    discriminating: bool  # the two captions match different clips
+    no_match_threshold: float
+
+
 def retrieve(
     pairs_pos_neg: Sequence[tuple[str, str]],
     corpus: Corpus,
@@ -137,7 +167,7 @@ def retrieve(
     cache_dir: str | os.PathLike[str] | None = None,
     corpus_emb: np.ndarray | None = None,
     no_match_threshold: float = NO_MATCH_THRESHOLD,
-) -> list[dict[str, Any]]:
+) -> list[RetrievalRow]:
     """Top-``top_k`` corpus captions for each pair's positive and negative caption.
 
     One row per pair: {pair_index, pos, neg, pos_candidates, neg_candidates, pos_no_match,
@@ -164,45 +194,45 @@ def retrieve(
         return []
     scores, ids = search(idx, encoder.encode(texts), top_k)
 
-    def candidates(row: int) -> list[dict[str, Any]]:
+    def candidates(row: int) -> list[Candidate]:
         out = []
         for rank, (s, j) in enumerate(zip(scores[row], ids[row]), 1):
             if j < 0:
                 continue
-            cand = {
+            found = {
                 "rank": rank,
                 "score": round(float(s), 6),
                 "matched": bool(s >= no_match_threshold),
+                **corpus[int(j)].as_dict(),
             }
-            cand.update(corpus[int(j)].as_dict())
-            out.append(cand)
+            out.append(cast(Candidate, found))
         return out
 
-    rows = []
+    rows: list[RetrievalRow] = []
     for i, (pos, neg) in enumerate(pairs_pos_neg):
         pos_c, neg_c = candidates(2 * i), candidates(2 * i + 1)
         rows.append(
-            {
-                "pair_index": i,
-                "pos": pos,
-                "neg": neg,
-                "pos_candidates": pos_c,
-                "neg_candidates": neg_c,
-                "pos_no_match": not any(c["matched"] for c in pos_c),
-                "neg_no_match": not any(c["matched"] for c in neg_c),
-                "discriminating": _matched_ids(pos_c) != _matched_ids(neg_c),
-                "no_match_threshold": no_match_threshold,
-            }
+            RetrievalRow(
+                pair_index=i,
+                pos=pos,
+                neg=neg,
+                pos_candidates=pos_c,
+                neg_candidates=neg_c,
+                pos_no_match=not any(c["matched"] for c in pos_c),
+                neg_no_match=not any(c["matched"] for c in neg_c),
+                discriminating=_matched_ids(pos_c) != _matched_ids(neg_c),
+                no_match_threshold=no_match_threshold,
+            )
         )
     return rows
 
 
-def _matched_ids(candidates: list[dict[str, Any]]) -> set[str]:
+def _matched_ids(candidates: list[Candidate]) -> set[str]:
     """The video ids of the candidates at or above the no-match threshold."""
     return {c["video_id"] for c in candidates if c["matched"]}
 
 
-def retrieval_summary(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+def retrieval_summary(rows: Sequence[RetrievalRow]) -> dict[str, Any]:
     """Counts over :func:`retrieve` rows: pairs, pairs with no match on either side (both
     captions below the threshold), on one side only, and pairs whose two captions retrieve the
     same clips or none (not discriminating), with the threshold used."""
@@ -227,7 +257,7 @@ def summary_line(summary: dict[str, Any]) -> str:
     )
 
 
-def write_candidates(path: str | os.PathLike[str], rows: Sequence[dict[str, Any]]) -> None:
+def write_candidates(path: str | os.PathLike[str], rows: Sequence[RetrievalRow]) -> None:
     """Write retrieval rows as JSON lines, atomically."""
     write_jsonl(path, rows)
 

@@ -115,7 +115,8 @@ def _library_groups(motions: int | None, seed: int) -> dict[str, _Group]:
                     for k in FACTS[motion.fact].keys(labels.query.objects)
                 ]
             )
-        groups[f"library:{name}"] = (frozenset({f"fact:{motion.fact}"}), *sides)
+        pos, neg = sides
+        groups[f"library:{name}"] = (frozenset({f"fact:{motion.fact}"}), pos, neg)
     return groups
 
 

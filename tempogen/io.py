@@ -9,7 +9,7 @@ import os
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from tempogen.errors import InputFileError, MissingFileError, OutputError
 
@@ -138,10 +138,12 @@ def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 def _duplicate_at(text: str) -> tuple[str, int, int] | None:
     """The first key repeated within one object of a valid JSON ``text``: (key, offset of its
     first and of its second occurrence). A slow pure-Python pass, run only on the error path."""
+    import json.decoder
     import json.scanner
-    from json.decoder import WHITESPACE, scanstring
 
-    ws = WHITESPACE.match
+    # the pure-Python scanner's parts: private to json, so typeshed leaves them out
+    ws = cast(Any, json.decoder).WHITESPACE.match
+    scanstring = cast(Any, json.decoder).scanstring
 
     class Found(Exception):
         pass
@@ -166,13 +168,14 @@ def _duplicate_at(text: str) -> tuple[str, int, int] | None:
                 return {}, end
             end = ws(s, end).end()
 
-    decoder = json.JSONDecoder()
-    decoder.parse_object = parse_object  # type: ignore[method-assign]
-    scan = json.scanner.py_make_scanner(decoder)
+    decoder: Any = json.JSONDecoder()
+    decoder.parse_object = parse_object
+    scan = cast(Any, json.scanner).py_make_scanner(decoder)
     try:
         scan(text, ws(text, 0).end())
     except Found as found:
-        return found.args  # type: ignore[return-value]
+        key, first, second = found.args
+        return str(key), int(first), int(second)
     except (RecursionError, ValueError, IndexError):
         return None
     return None
@@ -339,7 +342,7 @@ def _yaml12_loader() -> type:
 
     import yaml
 
-    class Loader(yaml.SafeLoader):
+    class Loader(yaml.SafeLoader):  # type: ignore[misc]  # yaml ships no types
         pass
 
     Loader.add_implicit_resolver(

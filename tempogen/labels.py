@@ -15,15 +15,50 @@ Conventions (image coordinates, as the viewer sees the frame):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypedDict, cast
 
 import numpy as np
 
 ROLES = ("subject", "distractor", "cue", "prop", "anchor")
 
 
+class LabelsMeta(TypedDict, total=False):
+    """What a clip's labels record beyond its states (``Labels.meta``, ``labels.meta`` of a
+    row): every key is optional and set by the generator that knows it.
+
+    A ``TypedDict``, not a dataclass: ``meta`` is written into every manifest row as the dict
+    it is, its keys in the order the generator set them and only those it set, so a record
+    type would have to replay both to keep the bytes; a ``TypedDict`` is that same dict at
+    run time while the type checker holds every key's name and type. Plugin patterns may add
+    keys of their own (read them through ``cast`` or ``dict.get`` on a plain dict).
+    """
+
+    nouns: dict[str, str]  # track name -> how the question names it ("the red ball")
+    answer_keys: list[str]  # every answer the clip's pattern can give (its options' keys)
+    variation: dict[str, int]  # TOMATO's flags and counts (misleading_text, distractors, ...)
+    measured: bool  # states measured from pixels (wider tolerances), not generated
+    renderer: str  # "human" for the simulated-human renderer
+    person: str  # how the question names the clip's person
+    actor: str  # who does a counted or compared action ("the person", "the man in red")
+    people: list[dict[str, Any]]  # each person's look, when a scene has several
+    owners: dict[str, int]  # track name -> index of the person it belongs to in ``people``
+    props: list[list[int]]  # colours of props people hold
+    look: dict[str, Any]  # the (main) person's clothes, gloves and body shape
+    gloves: dict[str, Any]  # side -> glove colour name: how a hand is named
+    gestures: list[str]  # a gesture sequence's gestures, in order
+    event_words: list[str]  # the verb forms of a counted event ("jumps", "jump", ...)
+    viewpoint: str  # "above": an angle is a yaw, its sense read from above
+    joints3d: dict[str, Any]  # subject -> per-frame 3D joints (millimetres); moves with frames
+    camera: dict[str, Any]  # the camera projecting ``joints3d`` into the picture
+    paints: list[Any]  # every paint colour in a 3D scene (what the pixel audit looks for)
+    decor: dict[str, Any]  # a 3D scene's sign and distractors: text and where they show
+    encoding: dict[str, Any]  # a temporal-noise clip's encoding (its cell size, ...)
+    backdrop: list[float]  # a minimal pair's backdrop darkness per frame
+    view: dict[str, list[float]]  # a minimal pair's per-frame camera zoom and pan
+
+
 def _arr(values: Any, n: int, dtype: Any, name: str) -> np.ndarray:
-    a = np.asarray(values, dtype=dtype)
+    a: np.ndarray = np.asarray(values, dtype=dtype)
     if a.ndim == 0:
         a = np.full(n, a, dtype=dtype)
     if a.shape != (n,):
@@ -79,7 +114,7 @@ class Track:
             name=name,
             role=role,
             shape=shape,
-            color=tuple(int(c) for c in color),
+            color=cast(tuple[int, int, int], tuple(int(c) for c in color)),
             size=float(size),
             x=_arr(x, n, np.float64, "x"),
             y=_arr(y, n, np.float64, "y"),
@@ -105,7 +140,9 @@ class Track:
         fields = {k: getattr(self, k) for k in ("x", "y", "angle", "scale", "visible", "lit")}
         fields.update(arrays)
         dtypes = {"visible": bool, "lit": bool}
-        built = {k: _arr(v, n, dtypes.get(k, np.float64), k) for k, v in fields.items()}
+        built: dict[str, Any] = {
+            k: _arr(v, n, dtypes.get(k, np.float64), k) for k, v in fields.items()
+        }
         return replace(self, **built)
 
     def take(self, index: np.ndarray) -> Track:
@@ -205,7 +242,7 @@ class Labels:
     fps: float
     tracks: tuple[Track, ...]
     query: Query
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: LabelsMeta = field(default_factory=lambda: LabelsMeta())
 
     def __post_init__(self) -> None:
         lengths = {t.num_frames for t in self.tracks}
@@ -254,5 +291,5 @@ class Labels:
             fps=float(d["fps"]),
             tracks=tuple(Track.from_json(t) for t in d["tracks"]),
             query=Query.from_json(d["query"]),
-            meta=dict(d.get("meta", {})),
+            meta=cast(LabelsMeta, dict(d.get("meta", {}))),
         )

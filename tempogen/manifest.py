@@ -15,10 +15,10 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from importlib import resources
-from typing import Any
+from typing import Any, cast
 
 import jsonschema
 from jsonschema.exceptions import ValidationError, best_match
@@ -26,20 +26,22 @@ from jsonschema.exceptions import ValidationError, best_match
 from tempogen import MANIFEST_SCHEMA_VERSION
 from tempogen.errors import InputFileError
 from tempogen.io import read_jsonl_lines, write_jsonl
+from tempogen.kinds import DemonstrationType, Task, TextEnum
+from tempogen.labels import LabelsMeta
 from tempogen.plugins import import_manifest_plugins, row_plugins  # noqa: F401  (re-exported)
 
 SCHEMA_VERSION = MANIFEST_SCHEMA_VERSION
 # ``verified`` of a row whose answer rests on declared facts (no per-frame states confirm it)
 DECLARED = "declared"
 SCHEMA_FILE = "schemas/manifest-row.schema.json"
-DEMONSTRATION_TYPES = ("human", "object", "simulated")
+DEMONSTRATION_TYPES = tuple(d.value for d in DemonstrationType)
 MAX_MESSAGE = 240
 
 
 def _load_schema() -> dict[str, Any]:
     """The shipped schema; it must be the version this code writes (a mismatch is a bug)."""
     text = resources.files("tempogen").joinpath(SCHEMA_FILE).read_text(encoding="utf-8")
-    schema = json.loads(text)
+    schema = cast(dict[str, Any], json.loads(text))
     version = schema["properties"]["schema_version"]["const"]
     if version != SCHEMA_VERSION or not schema["$id"].endswith(f"/{SCHEMA_VERSION}"):
         raise RuntimeError(f"{SCHEMA_FILE} is version {version}, tempogen writes {SCHEMA_VERSION}")
@@ -54,7 +56,7 @@ STATE_ARRAYS = tuple(k for k, v in _TRACK["properties"].items() if v.get("type")
 def _without_frame_items(schema: dict[str, Any]) -> dict[str, Any]:
     """The schema with per-frame arrays checked as arrays only: jsonschema descends into every
     number (seconds for a dataset); their element types are checked in :func:`_extra_checks`."""
-    out = json.loads(json.dumps(schema))
+    out = cast(dict[str, Any], json.loads(json.dumps(schema)))
     for k in STATE_ARRAYS:
         out["$defs"]["track"]["properties"][k] = {"type": "array"}
     return out
@@ -159,6 +161,7 @@ def validate_row(row: Any, where: str = "") -> None:
 
 
 _LISTS = ("plugins", "options", "option_keys", "edits")  # JSON lists held as tuples
+_ENUMS: dict[str, type[TextEnum]] = {"task": Task, "demonstration_type": DemonstrationType}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -167,16 +170,23 @@ class Row:
 
     Fields are the schema's, in the order rows are written; optional ones are ``None`` (or an
     empty ``plugins``) when absent and then left out of :meth:`to_json`. ``extra`` keeps fields
-    the schema does not name, so reading and writing a row loses nothing.
+    the schema does not name, so reading and writing a row loses nothing. ``task`` and
+    ``demonstration_type`` are enums (:mod:`tempogen.kinds`); a plain string is converted.
+
+    Read fields as attributes (``row.task``). ``row["task"]``, :meth:`get`, ``in``,
+    :meth:`keys`, :meth:`items` and iteration are a read-only view of :meth:`to_json` kept for
+    plugin formats and scripts written when rows were dicts; new code should not use them. A
+    Row is not a dict: it does not equal one (compare ``row.to_json()``) and ``json.dumps``
+    takes ``row.to_json()``.
     """
 
     schema_version: str | None = SCHEMA_VERSION
     id: str
     video: str
-    task: str
+    task: Task
     generator: str
     plugins: tuple[str, ...] = ()
-    demonstration_type: str
+    demonstration_type: DemonstrationType
     question: str
     options: tuple[str, ...]
     option_keys: tuple[str, ...] | None = None
@@ -206,6 +216,10 @@ class Row:
             value = getattr(self, name)
             if isinstance(value, list):
                 object.__setattr__(self, name, tuple(value))
+        for name, enum in _ENUMS.items():  # callers may pass the plain string
+            value = getattr(self, name)
+            if not isinstance(value, enum):
+                object.__setattr__(self, name, enum(value))
 
     def to_json(self) -> dict[str, Any]:
         """The row as written to ``manifest.jsonl`` (lists for tuples, absent fields left out)."""
@@ -216,7 +230,7 @@ class Row:
                 continue
             if f == "plugins" and not value:
                 continue
-            out[f] = list(value) if f in _LISTS else value
+            out[f] = _plain(f, value)
         out.update(self.extra)
         return out
 
@@ -224,6 +238,11 @@ class Row:
     def from_json(cls, data: Any, where: str = "") -> Row:
         """A validated row from its JSON object; errors name ``where`` and the field."""
         validate_row(data, where)
+        return cls._from_valid(data)
+
+    @classmethod
+    def _from_valid(cls, data: Mapping[str, Any]) -> Row:
+        """A row from a JSON object already validated (no second pass over its arrays)."""
         known = {k: v for k, v in data.items() if k in _FIELDS}
         known.setdefault("schema_version", None)  # absent stays absent when written back
         return cls(**known, extra={k: v for k, v in data.items() if k not in _FIELDS})
@@ -232,8 +251,77 @@ class Row:
         """This row with ``changes`` applied (an edited variant's row starts from its source)."""
         return dataclasses.replace(self, **changes)
 
+    @property
+    def tracks(self) -> list[dict[str, Any]]:
+        """The per-frame tracks of the labels (empty for a row of declared facts)."""
+        return cast(list[dict[str, Any]], self.labels.get("tracks") or [])
+
+    @property
+    def meta(self) -> LabelsMeta:
+        """The labels' ``meta`` (see :class:`tempogen.labels.LabelsMeta`); empty when absent."""
+        return cast(LabelsMeta, self.labels.get("meta") or {})
+
+    # -- the dict view: rows were dicts before they were records ---------------------------
+
+    def __getitem__(self, key: str) -> Any:
+        """``row["task"]``: the field as :meth:`to_json` writes it; KeyError when absent."""
+        if key in _FIELDS:
+            value = getattr(self, key)
+            if (value is None and key != "source") or (key == "plugins" and not value):
+                raise KeyError(key)
+            return _plain(key, value)
+        return self.extra[key]
+
+    def get(self, key: str, default: Any = None) -> Any:
+        """``row.get("note")``: as ``to_json().get``."""
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and self.get(key, _ABSENT) is not _ABSENT
+
+    def keys(self) -> Iterator[str]:
+        """The keys :meth:`to_json` writes, in order (so ``dict(row)`` and ``{**row}`` work)."""
+        return iter(self.to_json())
+
+    def __iter__(self) -> Iterator[str]:
+        return self.keys()
+
+    def items(self) -> Iterator[tuple[str, Any]]:
+        """``(key, value)`` as :meth:`to_json` has them."""
+        return iter(self.to_json().items())
+
+
+_ABSENT = object()
+
+
+def _plain(name: str, value: Any) -> Any:
+    """A field's value as JSON holds it: a list for a tuple, the string for an enum."""
+    if name in _LISTS:
+        return list(value)
+    if isinstance(value, TextEnum):
+        return value.value
+    return value
+
 
 _FIELDS = tuple(f.name for f in fields(Row) if f.name != "extra")
+
+# A row as a stage that also takes JSON reads it: a Row, or a dict of its JSON (from the build
+# pipeline, a plugin or a script); both answer ``row["task"]`` and ``row.get("note")``.
+RowLike = Row | Mapping[str, Any]
+
+
+def as_row(row: RowLike) -> Row:
+    """``row`` as a :class:`Row`: a dict (a row from the build pipeline, already valid) is
+    converted without validating it again."""
+    return row if isinstance(row, Row) else Row._from_valid(row)
+
+
+def as_rows(rows: Iterable[RowLike]) -> list[Row]:
+    """Every row as a :class:`Row` (see :func:`as_row`): what a stage that reads rows takes."""
+    return [as_row(r) for r in rows]
 
 
 def is_manifest_row(row: dict[str, Any]) -> bool:
@@ -244,13 +332,14 @@ def is_manifest_row(row: dict[str, Any]) -> bool:
     return "schema_version" in row or (isinstance(labels, dict) and "tracks" in labels)
 
 
-def provenance(row: dict[str, Any]) -> dict[str, Any]:
+def provenance(row: RowLike) -> dict[str, Any]:
     """How a row's answer is known, as every export's metadata says it: ``certified: false``
     for a row kept although its states do not certify it (``tempogen edit
     --keep-uncertified``), ``verified: "declared"`` for an answer resting on declared facts
     (labels without per-frame states); empty for a row certified from its states, so those
     exports keep their fields."""
     out: dict[str, Any] = {}
+    # read as JSON: exports take rows of other benchmarks that carry only the fields they use
     cert = row.get("certificate")
     if isinstance(cert, dict) and cert.get("ok") is False:
         out["certified"] = False
@@ -289,8 +378,9 @@ def manifest_problems(
     return problems
 
 
-def read_manifest(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Read ``manifest.jsonl``, validating every row; errors name ``file:line`` and the field.
+def read_manifest(path: str | os.PathLike[str]) -> list[Row]:
+    """Read ``manifest.jsonl`` as :class:`Row` records, validating every row; errors name
+    ``file:line`` and the field.
 
     Also refuses duplicated ids and rows of another schema version. The first problem raises
     :class:`InputFileError`.
@@ -299,7 +389,7 @@ def read_manifest(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     problems = manifest_problems(lines, path)
     if problems:
         raise InputFileError(next(iter(problems.values())))
-    return [row for _, row in lines]
+    return [Row._from_valid(row) for _, row in lines]
 
 
 def write_manifest(path: str | os.PathLike[str], rows: Iterable[Row | dict[str, Any]]) -> None:
@@ -322,6 +412,9 @@ __all__ = [
     "SCHEMA_VERSION",
     "STATE_ARRAYS",
     "Row",
+    "RowLike",
+    "as_row",
+    "as_rows",
     "import_manifest_plugins",
     "is_manifest_row",
     "json_path",

@@ -69,7 +69,7 @@ def safe_name(value: Any, where: str, field: str, forbid: str = "") -> str:
             f"{where}: {field}: {problem}; a name that becomes a file name must be "
             f"{NAME_RULE}{extra}"
         )
-    return value
+    return str(value)
 
 
 def inside(root: str | os.PathLike[str], *parts: str) -> Path:

@@ -18,7 +18,7 @@ import contextlib
 import importlib
 import os
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from tempogen.errors import InputFileError, PluginError
@@ -31,7 +31,7 @@ def drop_implicit_cwd() -> None:
     """Take off the import path the folder ``python -m tempogen.cli`` puts first on its own
     (the current one), so a module planted there (``yaml.py``) shadows nothing; a folder the
     user put on ``PYTHONPATH`` stays, as a later entry."""
-    if sys.flags.safe_path or not sys.path:
+    if getattr(sys.flags, "safe_path", False) or not sys.path:  # the flag is 3.11+
         return
     if sys.path[0] in ("", os.getcwd()):
         del sys.path[0]
@@ -122,7 +122,7 @@ def allowed_plugins() -> tuple[str, ...]:
     return tuple(_ALLOWED)
 
 
-def row_plugins(row: dict[str, Any], where: str) -> tuple[str, ...]:
+def row_plugins(row: Mapping[str, Any], where: str) -> tuple[str, ...]:
     """The plugin modules a row names (none when absent); a malformed field names ``where``."""
     names = row.get("plugins", [])
     if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):

@@ -35,11 +35,12 @@ from tempogen.facts import (  # noqa: F401  (re-exported wording tables)
 )
 from tempogen.facts.states import STILL_PX  # noqa: F401  (re-exported: patterns read it)
 from tempogen.facts.states import moving as moves
+from tempogen.kinds import Task
 from tempogen.labels import Labels
 
 # TOMATO's variation flags: what kind of edit made a clip (edit ops set them).
 VARIATION_KEYS = ("counterfactual", "composite", "zoom", "first_person")
-TASKS = ("count", "direction", "rotation", "shape&trend", "velocity&frequency", "visual_cues")
+TASKS = tuple(t.value for t in Task)  # TOMATO's order: its data/*.json files, the index, the report
 
 
 def answer_key(fact: str, value: Any) -> str:

@@ -10,7 +10,7 @@ import io
 import pickle
 import zipfile
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, cast
 
 # (module, name) a data file may name. Everything else is refused before import.
 _ALLOWED = {
@@ -84,7 +84,7 @@ def load_path(path: str | Path) -> Any:
         with open(path, "rb") as f:
             return load(f)
 
-    class _JoblibUnpickler(jp.NumpyUnpickler):
+    class _JoblibUnpickler(jp.NumpyUnpickler):  # type: ignore[misc]  # joblib ships no types
         dispatch = jp.NumpyUnpickler.dispatch.copy()
 
         def find_class(self, module: str, name: str) -> Any:
@@ -121,7 +121,7 @@ def load_npz(path: str | Path) -> dict[str, Any]:
                 out[key] = npz[key]
             except ValueError:  # an object array: numpy would unpickle it unrestricted
                 with zf.open(key + ".npy") as member:
-                    fp = io.BufferedReader(member)  # type: ignore[arg-type]
+                    fp = io.BufferedReader(cast(Any, member))  # a zip member is a raw stream
                     version = np.lib.format.read_magic(fp)
                     if version == (1, 0):
                         _shape, _fortran, dtype = np.lib.format.read_array_header_1_0(fp)

@@ -7,6 +7,7 @@ answer against the frames themselves.
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 
 import cv2
@@ -50,7 +51,9 @@ def _label(tile: np.ndarray, text: str) -> None:
 
 
 def contact_sheet(
-    frames: np.ndarray | list, indices: list[int] | None = None, tile_width: int = 320
+    frames: np.ndarray | Sequence[np.ndarray],
+    indices: list[int] | None = None,
+    tile_width: int = 320,
 ) -> np.ndarray:
     """Lay 16 RGB frames out as one 4x4 RGB image, each tile labelled ``#k f=IDX``.
 
@@ -89,7 +92,7 @@ def contact_sheet(
 
 def write_sheet(
     path: str | os.PathLike[str],
-    frames: np.ndarray | list,
+    frames: np.ndarray | Sequence[np.ndarray],
     indices: list[int] | None = None,
     tile_width: int = 320,
 ) -> None:

@@ -16,7 +16,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import av
 import cv2
@@ -137,7 +137,10 @@ class VideoWriter:
         vf = self._frames[index % turns]  # frame index - 2, its last user, is encoded
         for plane, src in zip(vf.planes, planes, strict=True):
             ph, pw = src.shape
-            np.copyto(np.frombuffer(plane, np.uint8).reshape(-1, plane.line_size)[:ph, :pw], src)
+            np.copyto(
+                np.frombuffer(cast(Any, plane), np.uint8).reshape(-1, plane.line_size)[:ph, :pw],
+                src,
+            )
         if self._pool is None:
             self._encode(vf, index)
         else:
@@ -179,7 +182,7 @@ class VideoWriter:
                 )
             flat = frame.reshape(-1)
             n, q = w * h, w * h // 4
-            planes = (
+            planes: tuple[np.ndarray, ...] = (
                 flat[:n].reshape(h, w),
                 flat[n : n + q].reshape(h // 2, w // 2),
                 flat[n + q :].reshape(h // 2, w // 2),

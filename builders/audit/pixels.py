@@ -42,7 +42,7 @@ class PixelTrack:
 
 def _patch(mask: np.ndarray, cx: float, cy: float, half: int) -> np.ndarray:
     """A float patch of the mask centred (sub-pixel) on ``(cx, cy)``."""
-    m = np.float32([[1, 0, half - cx], [0, 1, half - cy]])
+    m = np.array([[1, 0, half - cx], [0, 1, half - cy]], np.float32)
     return cv2.warpAffine(
         mask.astype(np.float32), m, (2 * half + 1, 2 * half + 1), flags=cv2.INTER_LINEAR
     )
@@ -75,7 +75,9 @@ def track_color(
     patch_half: int = 48,
 ) -> PixelTrack:
     """Centroid and area of a colour in every frame; with ``rotation``, the turn per frame."""
-    xs, ys, areas, turns = [], [], [], []
+    xs: list[float] = []
+    ys: list[float] = []
+    areas, turns = [], []
     prev = None
     for frame in frames:
         mask = color_mask(frame, rgb, tol)

@@ -12,7 +12,7 @@ its disc (an unlit lamp is a greyed paint, too unsaturated for any hue mask).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import cv2
 import numpy as np
@@ -33,12 +33,12 @@ LIT_AREA = 0.25  # share of a lamp's labelled disc (pi * size^2) its paint cover
 
 def hue_of(rgb: Sequence[int]) -> float:
     """OpenCV hue (0..180) of one RGB colour."""
-    return float(cv2.cvtColor(np.uint8([[list(rgb)]]), cv2.COLOR_RGB2HSV)[0, 0, 0])
+    return float(cv2.cvtColor(np.array([[list(rgb)]], np.uint8), cv2.COLOR_RGB2HSV)[0, 0, 0])
 
 
 def saturation_of(rgb: Sequence[int]) -> float:
     """OpenCV saturation (0..255) of one RGB colour."""
-    return float(cv2.cvtColor(np.uint8([[list(rgb)]]), cv2.COLOR_RGB2HSV)[0, 0, 1])
+    return float(cv2.cvtColor(np.array([[list(rgb)]], np.uint8), cv2.COLOR_RGB2HSV)[0, 0, 1])
 
 
 def hue_mask(
@@ -87,7 +87,8 @@ def centroid(mask: np.ndarray) -> tuple[float, float] | None:
 def paints(labels: Labels) -> list[tuple[int, int, int]]:
     """Every paint of the scene: the labels' record of them, else the tracks' colours."""
     listed = labels.meta.get("paints") or [t.color for t in labels.tracks if t.role != "anchor"]
-    return sorted({tuple(int(v) for v in c) for c in listed})
+    rgb = {tuple(int(v) for v in c) for c in listed}
+    return sorted(cast(set[tuple[int, int, int]], rgb))
 
 
 def with_measured(

@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from tempogen.errors import ConfigurationError
+from tempogen.manifest import RowLike
 
 FOLDS = 5
 Z95, Z99 = 1.959964, 2.575829
@@ -34,8 +35,10 @@ BASELINES = ("position", "rank", "text", "metadata")
 MIN_TEXT = 60  # fewer questions than this: the text classifier is skipped (too few to learn)
 MIN_JUDGED = 30  # a task with fewer questions is reported, not judged above chance
 
-Row = dict[str, Any]
-Predictor = Callable[[Row], int]
+# A question as JSON: a manifest Row (read through its dict view) or a dict with its keys; the
+# metadata baseline reads ``video_bytes`` too (:func:`with_sizes`), which no Row holds.
+Record = RowLike
+Predictor = Callable[[Record], int]
 
 
 def wilson(correct: int, n: int, z: float) -> tuple[float, float]:
@@ -49,13 +52,13 @@ def wilson(correct: int, n: int, z: float) -> tuple[float, float]:
     return max(0.0, mid - half), min(1.0, mid + half)
 
 
-def group_of(row: Row) -> str:
+def group_of(row: Record) -> str:
     """The source clip a row comes from: an edited variant (``id~pipeline``) shares its
     source's group, so no fold trains on a clip another fold scores."""
     return str(row["id"]).split("~", 1)[0]
 
 
-def fold_of(row: Row, folds: int = FOLDS) -> int:
+def fold_of(row: Record, folds: int = FOLDS) -> int:
     """A fold fixed by the row's group (the same manifest always splits the same way)."""
     return zlib.crc32(group_of(row).encode()) % folds
 
@@ -80,9 +83,11 @@ def option_ranks(options: Sequence[str]) -> list[int]:
     return ranks
 
 
-def _task_majority(train: list[Row], value: Callable[[Row], Any]) -> dict[tuple[str, int], Any]:
+def _task_majority(
+    train: list[Record], value: Callable[[Record], Any]
+) -> dict[tuple[str, int], Any]:
     """Per (task, number of options): the most common ``value`` among training rows."""
-    counts: dict[tuple[str, int], Counter] = defaultdict(Counter)
+    counts: dict[tuple[str, int], Counter[Any]] = defaultdict(Counter)
     for r in train:
         counts[(r["task"], len(r["options"]))][value(r)] += 1
     return {
@@ -90,28 +95,28 @@ def _task_majority(train: list[Row], value: Callable[[Row], Any]) -> dict[tuple[
     }
 
 
-def fit_position(train: list[Row]) -> Predictor:
+def fit_position(train: list[Record]) -> Predictor:
     """Always the option position the right answer held most often in training."""
     best = _task_majority(train, lambda r: int(r["answer"]))
     return lambda r: int(best.get((r["task"], len(r["options"])), 0))
 
 
-def fit_rank(train: list[Row]) -> Predictor:
+def fit_rank(train: list[Record]) -> Predictor:
     """Always the option of the rank (by value or length) the right answer held most often."""
     best = _task_majority(train, lambda r: option_ranks(r["options"])[int(r["answer"])])
 
-    def predict(r: Row) -> int:
+    def predict(r: Record) -> int:
         want = best.get((r["task"], len(r["options"])), 0)
         return option_ranks(r["options"]).index(min(want, len(r["options"]) - 1))
 
     return predict
 
 
-def _pair_text(row: Row, option: str) -> str:
+def _pair_text(row: Record, option: str) -> str:
     return f"{row['question']} Answer: {option}"
 
 
-def fit_text(train: list[Row], embed: Callable[[list[str]], np.ndarray]) -> Predictor:
+def fit_text(train: list[Record], embed: Callable[[list[str]], np.ndarray]) -> Predictor:
     """A logistic regression on embedded (question, option) texts, trained to tell right
     options from wrong ones; the highest-scoring option is the answer."""
     from sklearn.linear_model import LogisticRegression
@@ -123,14 +128,14 @@ def fit_text(train: list[Row], embed: Callable[[list[str]], np.ndarray]) -> Pred
     model = LogisticRegression(max_iter=2000, C=1.0, class_weight="balanced")
     model.fit(embed(texts), y)
 
-    def predict(r: Row) -> int:
+    def predict(r: Record) -> int:
         scores = model.decision_function(embed([_pair_text(r, o) for o in r["options"]]))
         return int(np.argmax(scores))
 
     return predict
 
 
-def metadata_features(row: Row, generators: list[str]) -> np.ndarray:
+def metadata_features(row: Record, generators: list[str]) -> np.ndarray:
     """What a file says without being watched: duration, frame rate, frame count, size in
     bytes per second, and which generator made it (one-hot)."""
     fps = float(row.get("fps") or 0.0)
@@ -141,7 +146,7 @@ def metadata_features(row: Row, generators: list[str]) -> np.ndarray:
     return np.array([duration, fps, frames / 100.0, size / max(duration, 1e-9) / 1e5, *gen])
 
 
-def fit_metadata(train: list[Row]) -> Predictor:
+def fit_metadata(train: list[Record]) -> Predictor:
     """Per task, a multinomial logistic regression from the file's metadata to the answer
     key; the option with that key is the answer (the first option when none has it)."""
     from sklearn.linear_model import LogisticRegression
@@ -158,7 +163,7 @@ def fit_metadata(train: list[Row]) -> Predictor:
         m = LogisticRegression(max_iter=2000).fit((x - mu) / sd, keys)
         models[task] = (m, mu, sd)
 
-    def predict(r: Row) -> int:
+    def predict(r: Record) -> int:
         got = models.get(r["task"])
         keys = [str(k) for k in r.get("option_keys") or []]
         if got is None or not keys:
@@ -172,7 +177,7 @@ def fit_metadata(train: list[Row]) -> Predictor:
 
 
 def _cross_validate(
-    rows: list[Row], fit: Callable[[list[Row]], Predictor], folds: int
+    rows: list[Record], fit: Callable[[list[Record]], Predictor], folds: int
 ) -> list[bool]:
     """Whether each row is answered right by a baseline fitted on the other folds."""
     hits = [False] * len(rows)
@@ -187,7 +192,7 @@ def _cross_validate(
     return hits
 
 
-def _score(rows: list[Row], hits: list[bool]) -> dict[str, Any]:
+def _score(rows: list[Record], hits: list[bool]) -> dict[str, Any]:
     n, correct = len(rows), int(sum(hits))
     chance = float(np.mean([1.0 / len(r["options"]) for r in rows])) if rows else 0.0
     lo95, hi95 = wilson(correct, n, Z95)
@@ -220,7 +225,7 @@ def _embedder(model: str | None) -> Callable[[list[str]], np.ndarray]:
 
 
 def shortcut_report(
-    rows: Sequence[Row],
+    rows: Sequence[Record],
     baselines: Sequence[str] = BASELINES,
     *,
     folds: int = FOLDS,
@@ -234,8 +239,10 @@ def shortcut_report(
         raise ConfigurationError(
             f"unknown baseline(s) {', '.join(unknown)}; known: {', '.join(BASELINES)}"
         )
-    usable = [dict(r) for r in rows if r.get("options") and r.get("answer") is not None]
-    fits: dict[str, Callable[[list[Row]], Predictor]] = {
+    usable: list[Record] = [
+        dict(r) for r in rows if r.get("options") and r.get("answer") is not None
+    ]
+    fits: dict[str, Callable[[list[Record]], Predictor]] = {
         "position": fit_position,
         "rank": fit_rank,
         "metadata": fit_metadata,
@@ -290,7 +297,7 @@ def format_shortcuts(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def with_sizes(rows: Sequence[Row], root: Path) -> list[Row]:
+def with_sizes(rows: Sequence[Record], root: Path) -> list[dict[str, Any]]:
     """Rows with their video's size in bytes (``video`` relative to ``root``; 0 if absent)."""
     out = []
     for row in rows:

@@ -25,6 +25,7 @@ from tempogen.facts import answer_of
 from tempogen.generators.motion import MAX_TURN_PER_SAMPLE as MAX_TURN
 from tempogen.generators.motion import VIDEOTT_SAMPLES as VIDEOTT_FRAMES
 from tempogen.labels import Labels
+from tempogen.manifest import RowLike
 from tempogen.questions import TASKS, answer_key, num_options
 
 M_MAX = VIDEOTT_FRAMES  # largest sample count searched for the minimal m
@@ -295,7 +296,7 @@ def _summary(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def audit_row(row: dict[str, Any], seed: int = 0) -> dict[str, Any] | None:
+def audit_row(row: RowLike, seed: int = 0) -> dict[str, Any] | None:
     """Certificate and the four observer accuracies of one manifest row (None without tracks)."""
     lab = row.get("labels") or {}
     if "tracks" not in lab:
@@ -331,7 +332,7 @@ def dataset_seed(manifest: str | os.PathLike[str]) -> int:
         return 0
 
 
-def validity_report(rows: list[dict[str, Any]], seed: int = 0) -> dict[str, Any]:
+def validity_report(rows: Sequence[RowLike], seed: int = 0) -> dict[str, Any]:
     """Audit every row with per-frame tracks: per task and overall, with TOMATO's numbers.
 
     Rows of external clips (labels without tracks) are counted as skipped.

@@ -32,6 +32,7 @@ from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import answer_of
 from tempogen.generators.motion import SAMPLES
 from tempogen.labels import Labels
+from tempogen.manifest import RowLike
 from tempogen.questions import answer_key
 from tempogen.video import VideoError, read_video
 
@@ -50,7 +51,7 @@ class Verdict:
         return self.seen == self.expected
 
 
-def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
+def verify_row(row: RowLike, manifest_dir: Path) -> Verdict | None:
     """Check one row; None for rows without per-frame labels (external clips)."""
     labels_json = row.get("labels") or {}
     if "tracks" not in labels_json:
@@ -81,7 +82,7 @@ def verify_row(row: dict[str, Any], manifest_dir: Path) -> Verdict | None:
 
 
 def _verify_noise(
-    row: dict[str, Any], manifest_dir: Path, labels: Labels, idx: Any, motion: Any
+    row: RowLike, manifest_dir: Path, labels: Labels, idx: Any, motion: Any
 ) -> Verdict:
     """A temporal-noise row: answered from the motion signal, and failed outright when a
     single frame shows where the objects are."""
@@ -111,7 +112,7 @@ DECLARED_MARK = "marked verified: declared"
 NO_STATES = "declared fact, no per-frame labels"
 
 
-def declared_reason(row: dict[str, Any]) -> str | None:
+def declared_reason(row: RowLike) -> str | None:
     """Why ``row`` cannot be verified from pixels, or None when it has per-frame labels."""
     labels = row.get("labels") or {}
     if "tracks" in labels:
@@ -152,7 +153,7 @@ class Report:
         return [v for v in self.verdicts if not v.ok]
 
 
-def _video(row: dict[str, Any]) -> list[str]:
+def _video(row: RowLike) -> list[str]:
     return [row["video"]] if "tracks" in (row.get("labels") or {}) else []
 
 

@@ -19,6 +19,8 @@ from typing import Any
 from tempogen.errors import InputFileError
 from tempogen.generators.motion import Motion, get_motion
 from tempogen.manifest import (
+    Row,
+    RowLike,
     import_manifest_plugins,
     is_manifest_row,
     read_lines,
@@ -40,13 +42,13 @@ class OpenManifest:
         return [row for _, row in self.lines]
 
 
-def needs_motion(row: dict[str, Any]) -> bool:
+def needs_motion(row: RowLike) -> bool:
     """Rows with per-frame tracks are answered, edited and verified through their pattern."""
     labels = row.get("labels")
     return isinstance(labels, dict) and "tracks" in labels
 
 
-def row_motion(row: dict[str, Any], where: str) -> Motion:
+def row_motion(row: RowLike, where: str) -> Motion:
     """The registered motion pattern a row names; an unknown one is an :class:`InputFileError`
     naming ``where``, the generator and the plugins the row asked for."""
     name = row.get("generator")
@@ -55,7 +57,7 @@ def row_motion(row: dict[str, Any], where: str) -> Motion:
     try:
         return get_motion(name)
     except KeyError:
-        plugins = row_plugins(row, where)
+        plugins = row_plugins(row.to_json() if isinstance(row, Row) else row, where)
         why = (
             f"its plugins {list(plugins)} do not register it"
             if plugins

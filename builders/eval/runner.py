@@ -25,7 +25,7 @@ import base64
 import os
 import sys
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -50,7 +50,7 @@ from tempogen.errors import InputFileError, MissingFileError
 from tempogen.generators.pairs import GAP_SECONDS
 from tempogen.io import read_json, write_json, write_jsonl
 from tempogen.labels import Labels
-from tempogen.manifest import read_manifest
+from tempogen.manifest import Row, read_manifest
 from tempogen.retrieval.llm import (
     LLMConfig,
     LLMResult,
@@ -133,13 +133,19 @@ def _message(text: str, frames: Iterable[np.ndarray]) -> list[dict[str, Any]]:
     return [{"role": "user", "content": [{"type": "text", "text": text}, *images]}]
 
 
-def messages_for(row: dict[str, Any], frames: np.ndarray, setting: str) -> list[dict[str, Any]]:
-    """One user message: the question, its lettered options, then the frames as images."""
+def messages_for(
+    row: Row | Mapping[str, Any], frames: np.ndarray, setting: str
+) -> list[dict[str, Any]]:
+    """One user message: the question, its lettered options, then the frames as images;
+    ``row`` is a manifest :class:`Row` or an export's question (``question``, ``options``)."""
+    question, given = (
+        (row.question, row.options) if isinstance(row, Row) else (row["question"], row["options"])
+    )
     n = len(frames)
     order = " (shuffled: not in time order)" if setting.startswith("shuffled") else ""
-    options = "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(row["options"]))
+    options = "\n".join(f"{LETTERS[i]}. {o}" for i, o in enumerate(given))
     text = PROMPT.format(n=n, s="" if n == 1 else "s", order=order,
-                         question=row["question"], options=options)  # fmt: skip
+                         question=question, options=options)  # fmt: skip
     return _message(text, frames)
 
 
@@ -269,22 +275,22 @@ def _run_tomato(
     manifest = root / "manifest.jsonl"
     if not manifest.is_file():
         raise MissingFileError(f"{root}: no manifest.jsonl (build a dataset first)")
-    rows = [r for r in read_manifest(manifest) if (r.get("labels") or {}).get("tracks")]
+    rows = [r for r in read_manifest(manifest) if r.tracks]
     rows = rows[:limit] if limit is not None else rows
     seed = dataset_seed(manifest)
     lines: list[dict[str, Any]] = []
     with tqdm(total=len(rows) * len(settings), unit="question", desc="tomato",
               disable=not progress) as bar:  # fmt: skip
         for row in rows:
-            labels = Labels.from_json(row["labels"])
-            rs = row_seed(seed, str(row["id"]))  # the frames the validity audit shows
+            labels = Labels.from_json(row.labels)
+            rs = row_seed(seed, row.id)  # the frames the validity audit shows
             shown = {s: setting_indices(s, labels, rs) for s in settings}
             wanted = sorted({int(i) for idx in shown.values() for i in idx})
-            decoded = dict(zip(wanted, frames_at(root / row["video"], wanted)))  # once a clip
+            decoded = dict(zip(wanted, frames_at(root / row.video, wanted)))  # once a clip
             for setting, idx in shown.items():
                 frames = np.stack([decoded[int(i)] for i in idx])
                 reply = ask(messages_for(row, frames, setting))
-                lines.append({"task": row["task"], "id": str(row["id"]), "setting": setting,
+                lines.append({"task": row.task.value, "id": row.id, "setting": setting,
                               "frames": len(idx), "model": ask.config.model,
                               "response": reply})  # fmt: skip
                 bar.update(1)

@@ -22,7 +22,7 @@ import pyarrow.parquet as pq
 from tempogen import __version__
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import atomic_path, dumps, write_text
-from tempogen.manifest import DECLARED, provenance
+from tempogen.manifest import DECLARED, RowLike, provenance
 from tempogen.questions import VARIATION_KEYS
 from tempogen.video import place_video
 
@@ -109,7 +109,7 @@ def _json_or_none(v: Any) -> str | None:
     return None if v is None else dumps(v)
 
 
-def flatten(row: dict[str, Any], video: str) -> dict[str, Any]:
+def flatten(row: RowLike, video: str) -> dict[str, Any]:
     """One Parquet record of a manifest row (missing optional fields become null)."""
     rid = row.get("id", "<no id>")
     for f in ("id", "question", "options", "answer"):
@@ -166,7 +166,7 @@ def size_category(n: int) -> str:
     return "100K<n<1M" if n < 1_000_000 else "n>1M"
 
 
-def _table(counter: Counter, head: str) -> str:
+def _table(counter: Counter[Any], head: str) -> str:
     lines = [f"| {head} | questions |", "|---|---|"]
     lines += [f"| {k} | {v} |" for k, v in sorted(counter.items(), key=lambda kv: str(kv[0]))]
     return "\n".join(lines)
@@ -304,7 +304,7 @@ and the answer classes are balanced within each task.
 
 
 def export_hf(
-    rows: Iterable[dict[str, Any]],
+    rows: Iterable[RowLike],
     dataset_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
     link_videos: bool = True,

@@ -33,7 +33,7 @@ from tempogen.builders.eval.lmms_utils import (
     TASK,
 )
 from tempogen.io import write_bytes, write_jsonl, write_text
-from tempogen.manifest import provenance
+from tempogen.manifest import RowLike, provenance
 from tempogen.questions import VARIATION_KEYS
 
 DATA_FILE = "test.jsonl"
@@ -46,7 +46,7 @@ def letter(i: int) -> str:
     return chr(ord("A") + i)
 
 
-def doc_of(row: dict[str, Any], dataset_dir: Path | None = None) -> dict[str, Any]:
+def doc_of(row: RowLike, dataset_dir: Path | None = None) -> dict[str, Any]:
     """One lmms-eval document from a manifest row; errors name the row and the field."""
     rid = row.get("id", "<no id>")
     for f in ("id", "video", "question", "options", "answer"):
@@ -138,7 +138,7 @@ def _source(module: ModuleType) -> bytes:
 
 
 def export_lmms_eval(
-    rows: Iterable[dict[str, Any]],
+    rows: Iterable[RowLike],
     dataset_dir: str | os.PathLike[str],
     out_dir: str | os.PathLike[str],
 ) -> Path:

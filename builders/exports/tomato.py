@@ -10,7 +10,7 @@ import contextlib
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,7 @@ import numpy as np
 
 from tempogen.errors import InputFileError, MissingFileError
 from tempogen.io import parse_json, read_json, read_text, write_text
-from tempogen.manifest import DECLARED, provenance
+from tempogen.manifest import DECLARED, Row, provenance
 from tempogen.questions import TASKS, VARIATION_KEYS
 from tempogen.video import VideoError, place_video
 
@@ -61,8 +61,13 @@ def _safe_component(row_id: Any, field: str, value: Any) -> str:
     return value
 
 
-def _entry(row: dict[str, Any]) -> dict[str, Any]:
-    """Validate one manifest row and build its TOMATO entry; errors name the row id and field."""
+def _entry(row: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate one manifest row and build its TOMATO entry; errors name the row id and field.
+
+    It reads the row as JSON, not as a :class:`Row`: TOMATO's layout needs only
+    :data:`REQUIRED_FIELDS`, and rows of other benchmarks (``tempogen import tomato``) or a
+    script's own dicts may carry no more than those.
+    """
     row_id = row.get("id", "<no id>")
     missing = [f for f in REQUIRED_FIELDS if f not in row]
     if missing:
@@ -123,7 +128,9 @@ def _write_if_changed(path: Path, text: str) -> None:
     write_text(path, text)
 
 
-def export_tomato(rows: list[dict], manifest_dir: Path, out_dir: Path) -> dict[str, int]:
+def export_tomato(
+    rows: Iterable[Row | Mapping[str, Any]], manifest_dir: Path, out_dir: Path
+) -> dict[str, int]:
     """Write ``rows`` as TOMATO's ``data/*.json`` and ``videos/`` tree; returns rows per type.
 
     All rows are validated before anything is written. Rerunning is idempotent: a JSON file is
@@ -133,7 +140,8 @@ def export_tomato(rows: list[dict], manifest_dir: Path, out_dir: Path) -> dict[s
     per_type: dict[str, dict[str, dict[str, Any]]] = {t: {} for t in TASKS}
     jobs: list[tuple[Path, Path, str | None]] = []
     seen: dict[str, str] = {}
-    for row in rows:
+    for given in rows:
+        row = given.to_json() if isinstance(given, Row) else given
         entry = _entry(row)
         key = entry["key"]
         if key in seen:

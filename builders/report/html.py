@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from tempogen.generators.motion import get_motion
 from tempogen.io import write_text
+from tempogen.manifest import RowLike
 from tempogen.questions import TASKS
 
 CSS = """
@@ -80,7 +81,7 @@ def _letter(i: int) -> str:
 DEMONSTRATIONS = {"human": "human", "object3d": "3D object", "2d": "2D"}
 
 
-def _demonstration(row: dict[str, Any]) -> list[str]:
+def _demonstration(row: RowLike) -> list[str]:
     """Human, 3D object or 2D, from the renderer of the row's motion pattern; a row whose
     generator is not a registered pattern keeps its own ``demonstration_type``."""
     try:
@@ -90,22 +91,22 @@ def _demonstration(row: dict[str, Any]) -> list[str]:
     return [DEMONSTRATIONS.get(renderer, renderer)]
 
 
-def _value(field: str) -> Callable[[dict[str, Any]], list[str]]:
+def _value(field: str) -> Callable[[RowLike], list[str]]:
     """A row's ``field`` as one filter value ("none" when the row lacks it)."""
 
-    def read(row: dict[str, Any]) -> list[str]:
+    def read(row: RowLike) -> list[str]:
         value = row.get(field)
         return ["none" if value is None or value == "" else str(value)]
 
     return read
 
 
-def _present(field: str) -> Callable[[dict[str, Any]], list[str]]:
+def _present(field: str) -> Callable[[RowLike], list[str]]:
     """Whether a row carries a (true) ``field``: "yes" or "no"."""
     return lambda row: ["yes" if row.get(field) else "no"]
 
 
-def _encoding(row: dict[str, Any]) -> list[str]:
+def _encoding(row: RowLike) -> list[str]:
     """How a clip is drawn: plain, or temporal noise (marked in its labels' meta)."""
     from tempogen.builders.audit.noise import is_noise
 
@@ -115,7 +116,7 @@ def _encoding(row: dict[str, Any]) -> list[str]:
 # (key, legend, a row's values). A filter shows only when its values differ between rows, so
 # attributes that rows may carry later (a noise encoding, a minimal-pair mark) cost nothing
 # until they do; a new filter is one line here.
-FILTERS: tuple[tuple[str, str, Callable[[dict[str, Any]], list[str]]], ...] = (
+FILTERS: tuple[tuple[str, str, Callable[[RowLike], list[str]]], ...] = (
     ("task", "task", _value("task")),
     ("type", "demonstration", _demonstration),
     ("variation", "variation",
@@ -174,14 +175,12 @@ SCRIPT = """
 """.strip()
 
 
-def _values(row: dict[str, Any]) -> dict[str, list[str]]:
+def _values(row: RowLike) -> dict[str, list[str]]:
     """A row's values for every filter (the separator replaced in each value)."""
     return {key: [v.replace(SEPARATOR, "/") for v in read(row)] for key, _, read in FILTERS}
 
 
-def _sample(
-    row: dict[str, Any], sheets_rel: str, page_dir: Path, values: dict[str, list[str]]
-) -> str:
+def _sample(row: RowLike, sheets_rel: str, page_dir: Path, values: dict[str, list[str]]) -> str:
     """The HTML card of one sample: sheet and clip, question, options and the hidden answer."""
     rid = str(row["id"])
     options = list(row.get("options", []))
@@ -243,7 +242,7 @@ def _filters(values: list[dict[str, list[str]]]) -> str:
 
 
 def write_index(
-    rows: list[dict],
+    rows: Sequence[RowLike],
     out_path: Path,
     sheets_rel: str = "sheets",
     title: str = "tempogen dataset",
@@ -258,7 +257,7 @@ def write_index(
     """
     out_path = Path(out_path)
     page_dir = out_path.parent.resolve()
-    groups: dict[str, list[dict]] = {}
+    groups: dict[str, list[RowLike]] = {}
     for row in rows:
         groups.setdefault(str(row.get("task", "")), []).append(row)
     order = [t for t in TASKS if t in groups] + sorted(t for t in groups if t not in TASKS)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,9 @@ def _save(fig: Any, path: Path) -> str:
     return path.name
 
 
-def _bar(path: Path, title: str, groups: dict[str, dict[str, float]], ylabel: str = "clips") -> str:
+def _bar(
+    path: Path, title: str, groups: Mapping[str, Mapping[str, float]], ylabel: str = "clips"
+) -> str:
     """Grouped bars: ``groups[series][category] = value``."""
     plt = _plt()
     cats = list(dict.fromkeys(c for g in groups.values() for c in g))

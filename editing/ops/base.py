@@ -220,14 +220,15 @@ def time_map(op: Op, clip: Clip, out: Clip) -> np.ndarray | None:
     shown: dict[int, list[int]] = {}
     for j, s in enumerate(clip.index.tolist()):
         shown.setdefault(s, []).append(j)
-    sel, prev = [], -1
+    picked: list[int] = []
+    prev = -1
     for s in out.index.tolist():
         cands = shown.get(s)
         if not cands:
             return None
-        sel.append(next((j for j in cands if j >= prev), cands[0]))
-        prev = sel[-1]
-    return np.array(sel, dtype=int)
+        picked.append(next((j for j in cands if j >= prev), cands[0]))
+        prev = picked[-1]
+    return np.array(picked, dtype=int)
 
 
 def _invert(maps: np.ndarray) -> np.ndarray:
@@ -252,7 +253,7 @@ def _check_states_follow(label: str, clip: Clip, out: Clip, sel: np.ndarray | No
             f"{label}: its output frames cannot be traced to the input's, so its labels cannot "
             "be checked; write it as a TimeOp (select) or a SpaceOp (maps)"
         )
-    if out.labels is None:
+    if out.labels is None or clip.labels is None:
         raise EditError(f"{label}: the output lost the input's per-frame labels")
     rel = _relative_maps(clip, out, sel)
     want = algebra.retime(clip.labels, sel)
@@ -357,7 +358,7 @@ def make_op(name: str, params: Any = None) -> Op:
     Every parameter is checked against its annotation (a number where ``float`` is annotated,
     finite; a whole number for ``int``; a list of the right length for a tuple), then the op's
     own :meth:`Op.validate` checks ranges: errors name the op and the parameter."""
-    cls = OPS.lookup(name)
+    cls: Any = OPS.lookup(name)  # an Op dataclass: its fields are its parameters
     fields = [f.name for f in dataclasses.fields(cls)]
     if isinstance(params, dict):
         unknown = [k for k in params if k not in fields]

@@ -140,7 +140,7 @@ def concat(a: Clip, b: Clip, gap: float | None = None) -> Clip:
         fact = labels.query.fact
         eff = concat_effect(fact)
         if eff.kind == "mapped":
-            va, vb = (get_fact(fact).derive(c.labels) for c in (a, b))
+            va, vb = (None if c.labels is None else get_fact(fact).derive(c.labels) for c in (a, b))
             want = None if va is None or vb is None else _join(fact, va, vb)
             check("concat", eff, fact, want, labels)
     record = {"op": "concat", "gap": gap, "parts": [list(a.edits), list(b.edits)]}
@@ -200,7 +200,8 @@ def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
     def frames() -> Iterator[np.ndarray]:
         frame = np.zeros((h, w, 3), np.uint8)
         small = np.zeros((h, w, 3), np.uint8)
-        with contextlib.closing(a.frames()) as fa, contextlib.closing(b.frames()) as fb:
+        # frames() are generators (closable); Clip types them as iterators
+        with contextlib.closing(a.frames()) as fa, contextlib.closing(b.frames()) as fb:  # type: ignore[type-var]
             for _, pa, pb in zip(range(n), fa, fb):
                 cv2.warpAffine(pa, ma, (w, h), dst=frame, flags=cv2.INTER_AREA)
                 cv2.warpAffine(pb, mb, (w, h), dst=small, flags=cv2.INTER_AREA)

@@ -46,7 +46,7 @@ def test_schema_is_valid_draft_2020_12() -> None:
 
 def test_generated_rows_validate(generated) -> None:
     path, rows = generated
-    assert read_manifest(path) == rows
+    assert [r.to_json() for r in read_manifest(path)] == rows
     assert {r["task"] for r in rows} == {
         "count",
         "direction",
@@ -233,3 +233,82 @@ def test_manifest_errors_are_input_file_errors(generated, tmp_path) -> None:
         read_manifest(path)
     with pytest.raises(InputFileError, match="cannot read"):
         read_manifest(tmp_path / "missing.jsonl")
+
+
+def _json_types(hint: object) -> set[str]:
+    """The JSON Schema types a ``Row`` field's annotation allows."""
+    import enum
+    import types
+    import typing
+
+    args = typing.get_args(hint)
+    if typing.get_origin(hint) in (typing.Union, types.UnionType):
+        return set().union(*(_json_types(a) for a in args))
+    origin = typing.get_origin(hint) or hint
+    if isinstance(origin, type) and issubclass(origin, enum.Enum):
+        return {"enum"}
+    return {
+        str: {"string"},
+        int: {"integer"},
+        float: {"number"},
+        tuple: {"array"},
+        dict: {"object"},
+        type(None): {"null"},
+    }[origin]
+
+
+def test_row_record_and_schema_agree() -> None:
+    """Row's fields are the schema's properties, required exactly where the schema requires
+    them, each of the JSON type the schema states; its enums hold the schema's values."""
+    import dataclasses
+    import typing
+
+    from tempogen.kinds import DemonstrationType, Task
+    from tempogen.manifest import Row
+
+    props = MANIFEST_SCHEMA["properties"]
+    fields = {f.name: f for f in dataclasses.fields(Row) if f.name != "extra"}
+    assert set(fields) == set(props)
+    no_default = {
+        n
+        for n, f in fields.items()
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    }
+    assert no_default == set(MANIFEST_SCHEMA["required"])
+    hints = typing.get_type_hints(Row)
+    for name, prop in props.items():
+        allowed = _json_types(hints[name])
+        if "enum" in prop:
+            want = {"enum"}
+        elif "const" in prop:
+            want = {"string"}
+        else:
+            want = set(prop["type"] if isinstance(prop["type"], list) else [prop["type"]])
+        if name in no_default:  # required: None only where the schema allows null
+            assert allowed == want, name
+        else:  # optional: None (or an empty default) stands for absent
+            assert allowed - {"null"} == want - {"null"}, name
+    assert [t.value for t in Task] == props["task"]["enum"]
+    assert [d.value for d in DemonstrationType] == props["demonstration_type"]["enum"]
+
+
+def test_read_manifest_gives_records_that_write_back_byte_identical(generated, tmp_path) -> None:
+    """read_manifest returns Row records (attributes, enums); written back they are the same
+    bytes; the dict view of old callers reads the same values as the JSON."""
+    from tempogen.kinds import Task
+    from tempogen.manifest import Row, write_manifest
+
+    path, rows = generated
+    read = read_manifest(path)
+    assert all(isinstance(r, Row) for r in read)
+    assert {r.task for r in read} == set(Task)
+    assert read[0].task is Task(rows[0]["task"])
+    out = tmp_path / "again.jsonl"
+    write_manifest(out, read)
+    assert out.read_bytes() == path.read_bytes()
+    for r, j in zip(read, rows, strict=True):
+        assert dict(r) == j and {**r} == j and list(r) == list(j) and dict(r.items()) == j
+        assert [r[k] for k in j] == list(j.values())
+        assert "answer_key" in r and "nope" not in r and r.get("nope", 7) == 7
+        with pytest.raises(KeyError):
+            r["nope"]

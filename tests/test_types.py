@@ -1,0 +1,71 @@
+"""The type checker holds: mypy passes on the strict core (``make quality`` checks the whole
+package), and it does catch a wrong field of a Row or a wrong key of a labels' meta."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SCRIPT = ROOT / "scripts" / "typecheck.py"
+
+
+def _typecheck(tmp_path: Path, *extra: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, str(SCRIPT), "--strict-only", "--cache-dir", str(tmp_path / "cache")]
+        + [str(e) for e in extra],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_strict_core_passes_and_wrong_types_are_caught(tmp_path):
+    """One run checks the strict core (clean) with a module of typing mistakes next to it:
+    every mistake is reported at its line, nothing else is."""
+    bad = tmp_path / "uses_rows.py"
+    bad.write_text(
+        "from tempogen.kinds import Task\n"
+        "from tempogen.labels import Labels\n"
+        "from tempogen.manifest import Row, read_manifest\n"
+        "\n"
+        "\n"
+        "def first_task(path: str) -> Task:\n"
+        "    return read_manifest(path)[0].taks\n"  # line 7: no such field
+        "\n"
+        "\n"
+        "def nouns(labels: Labels) -> dict[str, str]:\n"
+        '    return labels.meta["nounz"]\n'  # line 11: no such meta key
+        "\n"
+        "\n"
+        "def answer(row: Row) -> str:\n"
+        "    return row.answer\n"  # line 15: answer is an int
+        "\n"
+        "\n"
+        "def fine(row: Row) -> str:\n"
+        '    return f\'{row.task} {row.meta.get("actor", "")} {row.options[row.answer]}\'\n',
+        encoding="utf-8",
+    )
+    out = _typecheck(tmp_path, bad)
+    errors = [ln for ln in out.stdout.splitlines() if ": error:" in ln]
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert all(e.startswith(f"{bad}:") for e in errors), out.stdout  # the core itself is clean
+    by_line = {n: [e for e in errors if e.startswith(f"{bad}:{n}:")] for n in (7, 11, 15)}
+    assert sum(map(len, by_line.values())) == len(errors), out.stdout  # line 19 is fine
+    assert any('"Row" has no attribute "taks"' in e for e in by_line[7]), out.stdout
+    assert any('"LabelsMeta" has no key "nounz"' in e for e in by_line[11]), out.stdout
+    assert any('(got "int", expected "str")' in e for e in by_line[15]), out.stdout
+
+
+def test_strict_set_names_real_core_modules():
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from typecheck import strict_modules
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    mods = strict_modules()
+    assert {"tempogen.manifest", "tempogen.labels", "tempogen.kinds"} <= set(mods)
+    for m in mods:
+        rel = Path(*m.split("."))
+        assert (ROOT / rel.with_suffix(".py")).is_file() or (ROOT / rel).is_dir(), m
