@@ -21,7 +21,7 @@ from tempogen.generators.humans import (
 from tempogen.generators.kinematics import axis_angle, compose
 from tempogen.generators.motion import Scene, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
-from tempogen.generators.patterns.human import jump
+from tempogen.generators.patterns.human_poses import jump
 from tempogen.generators.patterns.visual_cues import end_samples, start_samples
 from tempogen.generators.skeleton import INDEX
 

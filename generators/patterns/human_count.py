@@ -9,9 +9,9 @@ import numpy as np
 
 from tempogen.generators.humans import SIDE_SIGN, SIDES, HumanMotion, Rig, arm_down, bumps
 from tempogen.generators.kinematics import LIMBS, axis_angle, compose, limb_reach
-from tempogen.generators.motion import SAMPLES, GenerationError, Scene, register_motion
+from tempogen.generators.motion import GenerationError, Scene, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
-from tempogen.generators.patterns.human import LAP_EXTRA, LAP_STEP, _hand_track
+from tempogen.generators.patterns.human_hand import hand_track, laps_turned
 from tempogen.generators.skeleton import INDEX
 
 KNEE_UP = (0.26, 0.32)  # metres a stepping ankle rises (the thigh near level)
@@ -86,12 +86,7 @@ class ArmCircles(HumanMotion):
         rig.third_person(rig.frame_points([shoulder + box], upper=True))
         toward = rig.camera.pose[:3, 3] - shoulder
         centre = shoulder + ahead * toward / np.linalg.norm(toward)
-        total = 360.0 * answer + rng.uniform(*LAP_EXTRA)
-        span = int(rng.integers(min(math.ceil(total / LAP_STEP), SAMPLES - 1), SAMPLES))
-        k0 = int(rng.integers(0, SAMPLES - span))
-        # the angle is linear in sample position: every sample interval turns total / span
-        at = np.interp(scene.frames, scene.samples, np.arange(SAMPLES, dtype=np.float64))
-        turned = total * np.clip((at - k0) / span, 0.0, 1.0)
+        turned = laps_turned(scene, answer)
         start = 90.0 + rng.uniform(-30.0, 30.0)  # the arm hangs about down (image y is down)
         theta = np.radians(start + float(rng.choice([-1.0, 1.0])) * turned)
         # the plane square to the line of sight through the centre: the hand keeps its
@@ -105,7 +100,7 @@ class ArmCircles(HumanMotion):
         targets = centre + radius * circle
         if not rig.reachable(side, targets, margin=0.02):
             raise GenerationError(f"motion {self.name!r}: the arm circle is out of reach")
-        _hand_track(rig, side, targets)
+        hand_track(rig, side, targets)
         cx, cy = rig.project(centre)
         rig.line("centre", cx, cy, 0.0, rig.part_noun("shoulder"), shape="anchor")
         scene.ask(["hand", "centre"], kind="loop")
