@@ -9,7 +9,7 @@ import numpy as np
 from tempogen.generators.humans import SIDE_SIGN, SIDES, HumanMotion, Rig, arm_down, fit_camera
 from tempogen.generators.kinematics import axis_angle, compose
 from tempogen.generators.motion import Scene, register_motion
-from tempogen.generators.patterns.human_walk import _flat, place_body
+from tempogen.generators.patterns.human_walk import body_dirs, place_body
 from tempogen.generators.skeleton import INDEX
 
 SPEED = (1.1, 1.4)  # metres per second
@@ -106,11 +106,11 @@ class WalkDepth(HumanMotion):
                 g = ground.copy()
             ankle = rig.rest_point(f"{s}_ankle")
             wide = 0.8 * (ankle[0] - rig.rest_point("pelvis")[0])
-            feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]] + _flat(yaw, 0.0, wide)
+            feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]] + body_dirs(yaw, 0.0, wide)
             feet[s][:, 1] += LIFT * np.sin(np.pi * u) * walking * (arc[-1] > 0)
         place_body(rig, ground, yaw, height, feet)
         for s in SIDES:
-            rig.leg_to(s, feet[s], pole=_flat(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
+            rig.leg_to(s, feet[s], pole=body_dirs(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
             # each arm swings against its leg while walking
             swing = -SIDE_SIGN[s] * SWING * np.cos(np.pi * phase) * walking * (arc[-1] > 0)
             down = arm_down(s)

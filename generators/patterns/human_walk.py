@@ -50,7 +50,7 @@ def on_floor(cam: Camera, uv: np.ndarray, heights: np.ndarray) -> np.ndarray:
     return eye + ((heights - eye[1]) / ray[:, 1])[:, None] * ray
 
 
-def _flat(yaw: np.ndarray, a: float, b: float) -> np.ndarray:
+def body_dirs(yaw: np.ndarray, a: float, b: float) -> np.ndarray:
     """Horizontal world directions (T, 3): ``a`` times the way a body at ``yaw`` faces plus
     ``b`` times its left."""
     s, c = np.sin(yaw), np.cos(yaw)
@@ -93,7 +93,7 @@ def place_body(
     short of its foot in ``feet``) facing ``yaw``; legs are posed by the caller."""
     for s in SIDES:
         hip = rig.rest[INDEX[f"{s}_hip"]] - rig.rest[0]
-        hips = _flat(yaw, hip[2], hip[0])[:, [0, 2]] + ground
+        hips = body_dirs(yaw, hip[2], hip[0])[:, [0, 2]] + ground
         reach = 0.97 * limb_reach(LIMBS[f"{s}_leg"], rig.rest)[1]
         flat = np.linalg.norm(hips - feet[s][:, [0, 2]], axis=1)
         rise = np.sqrt(np.maximum(reach**2 - flat**2, 0.0))
@@ -127,14 +127,14 @@ def walk_loop(rig: Rig, ground: np.ndarray, h0: float, rng: np.random.Generator)
         ankle = rig.rest_point(f"{s}_ankle")
         wide = 0.8 * (ankle[0] - rig.rest_point("pelvis")[0])
         feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]]
-        feet[s] += _flat(np.interp(at, arc, yaw), 0.0, wide)
+        feet[s] += body_dirs(np.interp(at, arc, yaw), 0.0, wide)
         feet[s][:, 1] += LIFT * np.sin(np.pi * u)
     place_body(rig, ground, yaw, height, feet)
     for s in SIDES:  # hands bent out at the wrist: their backs face up, to the camera
         rig.poses[:, INDEX[f"{s}_wrist"]] = axis_angle((0.0, 0.0, 1.0), SIDE_SIGN[s] * FLARE)
     lean = _arm_lean(rig)
     for s in SIDES:
-        rig.leg_to(s, feet[s], pole=_flat(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
+        rig.leg_to(s, feet[s], pole=body_dirs(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
         # each arm swings against its leg, about the body's left-right axis: the hands
         # mirror each other, so their midpoint stays over the pelvis
         swing = lean - SIDE_SIGN[s] * SWING * np.cos(np.pi * phase) * (arc[-1] > 0)
