@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import SAMPLES, Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.velocity import bounce_heights
+from tempogen.generators.scene import SAMPLES, Scene
 
 
 @register_motion

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import UNIT, fit_start, through
+from tempogen.generators.scene import Scene
 
 SINGLE = [(d,) for d in UNIT]  # the answers of one straight leg
 PAIRS = [(a, b) for a in UNIT for b in UNIT if a != b]  # the answers of two legs, a turn between

@@ -18,11 +18,7 @@ from tempogen.generators.humans import (
     arm_forward,
 )
 from tempogen.generators.kinematics import axis_angle, blend
-from tempogen.generators.motion import (
-    MAX_TURN_PER_SAMPLE,
-    Scene,
-    register_motion,
-)
+from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, register_motion
 from tempogen.generators.paths import UNIT, event_samples, signed_sweep, spaced_gaps, through
 from tempogen.generators.patterns.human_hand import (
     eased,
@@ -49,6 +45,7 @@ from tempogen.generators.patterns.human_poses import (
 from tempogen.generators.patterns.rotation import SENSES
 from tempogen.generators.patterns.shape import knot_frames, outline
 from tempogen.generators.patterns.velocity import PROFILES
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
 PERSON_RADIUS = 0.25  # metres: a whole person's track about the pelvis

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import numpy as np
 
+from tempogen.errors import GenerationError
 from tempogen.facts import NEXT_ANCHOR, gesture_words
 from tempogen.generators.humans import HAND_RADIUS, SIDE_SIGN, SIDES, HumanMotion, Rig
 from tempogen.generators.kinematics import LIMBS, limb_reach
-from tempogen.generators.motion import SAMPLES, GenerationError, Scene, register_motion
+from tempogen.generators.motion import register_motion
+from tempogen.generators.scene import SAMPLES, Scene
 from tempogen.labels import Labels
 from tempogen.observe import GESTURES
 

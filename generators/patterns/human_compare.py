@@ -19,10 +19,11 @@ from tempogen.generators.humans import (
     start_pair,
 )
 from tempogen.generators.kinematics import axis_angle, compose
-from tempogen.generators.motion import Scene, register_motion
+from tempogen.generators.motion import register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.human_poses import jump
 from tempogen.generators.patterns.visual_cues import end_samples, start_samples
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
 MAX_COUNT = 5  # each person's count is drawn in 1..MAX_COUNT

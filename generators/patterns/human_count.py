@@ -7,11 +7,13 @@ import math
 
 import numpy as np
 
+from tempogen.errors import GenerationError
 from tempogen.generators.humans import SIDE_SIGN, SIDES, HumanMotion, Rig, arm_down, bumps
 from tempogen.generators.kinematics import LIMBS, axis_angle, compose, limb_reach
-from tempogen.generators.motion import GenerationError, Scene, register_motion
+from tempogen.generators.motion import register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.human_hand import hand_track, laps_turned
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
 KNEE_UP = (0.26, 0.32)  # metres a stepping ankle rises (the thigh near level)

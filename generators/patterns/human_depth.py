@@ -8,8 +8,9 @@ import numpy as np
 
 from tempogen.generators.humans import SIDE_SIGN, SIDES, HumanMotion, Rig, arm_down, fit_camera
 from tempogen.generators.kinematics import axis_angle, compose
-from tempogen.generators.motion import Scene, register_motion
+from tempogen.generators.motion import register_motion
 from tempogen.generators.patterns.human_walk import body_dirs, place_body
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
 SPEED = (1.1, 1.4)  # metres per second

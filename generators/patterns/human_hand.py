@@ -9,8 +9,9 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tempogen.errors import GenerationError
 from tempogen.generators.humans import FIRST_PERSON_P, HAND_RADIUS, SIDE_SIGN, SIDES, Rig, bumps
-from tempogen.generators.motion import SAMPLES, GenerationError, Scene
+from tempogen.generators.scene import SAMPLES, Scene
 
 SHRINK = (1.0, 0.85, 0.7, 0.55, 0.4)  # path scales tried until every target is in reach
 STEADY = 0.6  # share of a hand's leg moved at steady speed; the rest eases in and out

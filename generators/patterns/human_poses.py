@@ -15,9 +15,9 @@ from tempogen.generators.humans import (
     bumps,
 )
 from tempogen.generators.kinematics import axis_angle, blend
-from tempogen.generators.motion import Scene
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.velocity import GAPS
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
 KNEE_BEND = 0.03  # metres the pelvis stands lower than at rest: knees a little bent

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tempogen.errors import GenerationError
 from tempogen.generators.humans import (
     HAND_COLORS,
     RGB,
@@ -17,7 +18,8 @@ from tempogen.generators.humans import (
     draw_look,
     hue_gap,
 )
-from tempogen.generators.motion import GenerationError, Scene, register_motion
+from tempogen.generators.motion import register_motion
+from tempogen.generators.scene import Scene
 
 # bright lit paints (a glove's hue read finds them); a dim ball is the same paint greyed
 LIGHTS = {**HAND_COLORS, "blue": (40, 90, 250), "violet": (150, 50, 245)}

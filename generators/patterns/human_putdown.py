@@ -13,8 +13,9 @@ from tempogen.generators.humans import (
     Prop,
 )
 from tempogen.generators.kinematics import LIMBS, limb_reach
-from tempogen.generators.motion import Scene, register_motion
+from tempogen.generators.motion import register_motion
 from tempogen.generators.patterns.human_props import holder
+from tempogen.generators.scene import Scene
 from tempogen.labels import Labels
 from tempogen.questions import STILL_PX, WordingError
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
 
+from tempogen.errors import GenerationError
 from tempogen.generators.camera import Camera
 from tempogen.generators.humans import (
     SIDE_SIGN,
@@ -25,9 +26,10 @@ from tempogen.generators.kinematics import (
     forward_kinematics,
     limb_reach,
 )
-from tempogen.generators.motion import GenerationError, Scene, register_motion
+from tempogen.generators.motion import register_motion
 from tempogen.generators.paths import through
 from tempogen.generators.patterns.shape import knot_frames, outline
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
 SIZE = (0.55, 1.5)  # metres from the path's centre to its farthest vertex

@@ -19,7 +19,7 @@ import numpy as np
 import trimesh
 
 from tempogen import observe
-from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, Motion, Scene, register_motion
+from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, Motion, register_motion
 from tempogen.generators.paths import UNIT, fit_start, signed_sweep, through
 from tempogen.generators.patterns.rigid3d import (
     BAND,
@@ -44,6 +44,7 @@ from tempogen.generators.patterns.rigid3d import (
 )
 from tempogen.generators.patterns.rotation import SENSES
 from tempogen.generators.patterns.scenes3d import FOV, orbit_clip
+from tempogen.generators.scene import Scene
 
 # a turn per sample stays under this share of the least turn that looks the same (a square's
 # 90 degrees, an arrow's 360), so the sampled frames cannot alias

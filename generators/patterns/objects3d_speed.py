@@ -13,13 +13,7 @@ import numpy as np
 import trimesh
 
 from tempogen import observe
-from tempogen.generators.motion import (
-    MAX_TURN_PER_SAMPLE,
-    SAMPLES,
-    Motion,
-    Scene,
-    register_motion,
-)
+from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, Motion, register_motion
 from tempogen.generators.patterns.rigid3d import (
     NOTE,
     POST,
@@ -39,6 +33,7 @@ from tempogen.generators.patterns.rigid3d import (
     unproject,
 )
 from tempogen.generators.patterns.velocity import PROFILES
+from tempogen.generators.scene import SAMPLES, Scene
 
 GRAVITY = 9.81  # m/s^2
 ENVELOPE = 4.0  # how much a growing (or dying) swing's amplitude changes over the clip

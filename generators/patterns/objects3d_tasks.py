@@ -14,7 +14,7 @@ import math
 import numpy as np
 import trimesh
 
-from tempogen.generators.motion import SAMPLES, Look, Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.count import LOOP_EXTRA
 from tempogen.generators.patterns.direction import PAIRS, SINGLE, slide_path
@@ -35,6 +35,7 @@ from tempogen.generators.patterns.scenes3d import airborne, bounce_clip, flashes
 from tempogen.generators.patterns.shape import screen_path
 from tempogen.generators.patterns.velocity import GAPS, PROFILES
 from tempogen.generators.patterns.visual_cues import end_samples, start_samples
+from tempogen.generators.scene import SAMPLES, Look, Scene
 
 FLOOR_AIM = 0.3  # metres above the floor a camera watching a rolling ball looks at
 EDGE_PX = 3.0  # pixels kept between a rolling ball's rim and the canvas's edge

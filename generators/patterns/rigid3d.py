@@ -14,8 +14,8 @@ import trimesh
 
 from tempogen.generators.camera import Camera, look_at
 from tempogen.generators.decor3d import Decor
-from tempogen.generators.motion import Look, Scene
 from tempogen.generators.render3d import RGB, Renderer
+from tempogen.generators.scene import Look, Scene
 
 NOTE = "simulated 3D objects"  # the manifest's note of every 3D object pattern
 PAINT_GAP = 125.0  # least RGB distance between two paints of one clip

@@ -5,8 +5,9 @@ from __future__ import annotations
 import numpy as np
 
 from tempogen import observe
-from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, Motion, Scene, register_motion
+from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, Motion, register_motion
 from tempogen.generators.paths import signed_sweep
+from tempogen.generators.scene import Scene
 
 SENSES = (("cw",), ("ccw",), ("cw", "ccw"), ("ccw", "cw"), ())
 

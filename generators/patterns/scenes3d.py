@@ -12,7 +12,6 @@ from collections.abc import Callable
 import numpy as np
 import trimesh
 
-from tempogen.generators.motion import Look, Scene
 from tempogen.generators.paths import event_samples
 from tempogen.generators.patterns.rigid3d import (
     POST,
@@ -27,6 +26,7 @@ from tempogen.generators.patterns.rigid3d import (
     unproject,
 )
 from tempogen.generators.patterns.velocity import bounce_heights
+from tempogen.generators.scene import Look, Scene
 
 FOV = 40.0  # degrees: the vertical field of view of a fixed camera before the scene
 AWAY = translate((0.0, -1e3, 0.0))  # a hidden body: far below the floor, out of view

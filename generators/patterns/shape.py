@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import SAMPLES, Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import fit_start, through
+from tempogen.generators.scene import SAMPLES, Scene
 
 
 def outline(shape: str, rng: np.random.Generator) -> np.ndarray:

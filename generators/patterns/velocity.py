@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import event_samples, fit_start
+from tempogen.generators.scene import Scene
 
 # Distance covered as a function of normalised time: speeds in the last third are five
 # times (or a fifth of) those in the first, far from the observer's 1.6 threshold.

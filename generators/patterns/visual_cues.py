@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import UNIT
+from tempogen.generators.scene import Scene
 
 
 def start_samples(scene: Scene, names: list[str], answer: tuple) -> dict[str, int]:
