@@ -42,13 +42,9 @@ from tempogen.generators.patterns.rigid3d import (
     translate,
     unproject,
 )
-from tempogen.generators.patterns.rotation import SENSES
+from tempogen.generators.patterns.rotation import ALIAS_SHARE, SENSES
 from tempogen.generators.patterns.scenes3d import FOV, orbit_clip
 from tempogen.generators.scene import Scene
-
-# a turn per sample stays under this share of the least turn that looks the same (a square's
-# 90 degrees, an arrow's 360), so the sampled frames cannot alias
-ALIAS_SHARE = 0.4
 
 # a spinning cube (:class:`CubeSpin`)
 CUBE_DEPTH = 4.0  # metres from the camera

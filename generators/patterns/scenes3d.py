@@ -25,7 +25,7 @@ from tempogen.generators.patterns.rigid3d import (
     translate,
     unproject,
 )
-from tempogen.generators.patterns.velocity import bounce_heights
+from tempogen.generators.patterns.velocity import TOP_GAP, bounce_heights
 from tempogen.generators.scene import Look, Scene
 
 FOV = 40.0  # degrees: the vertical field of view of a fixed camera before the scene
@@ -129,7 +129,7 @@ def bounce_clip(scene: Scene, contacts: list[int]) -> None:
     rad = rng.uniform(*BOUNCE_RADIUS)
     top = rng.uniform(*BOUNCE_TOP)  # highest centre above the floor (metres)
     # bounce_heights works in "y down" units: floor at ``f``, room above the ball = top - rad
-    f = top + 2.5 * rad
+    f = top + TOP_GAP * rad
     heights = f - bounce_heights(scene, contacts, f, rad)
     across, deep = BOUNCE_SPREAD
     x0, z0 = rng.uniform(-across, across), rng.uniform(-deep, deep)
