@@ -69,7 +69,7 @@ def third_ratio(px: np.ndarray, idx: np.ndarray) -> float:
     return float(v[-k:].mean() / max(v[:k].mean(), 1e-12))
 
 
-def clear(answer: str, px: np.ndarray, n: int) -> bool:
+def _clear(answer: str, px: np.ndarray, n: int) -> bool:
     """Whether every frame and the uniform samples both read the planned swing's trend as
     ``answer``, with room to spare."""
     for idx in (np.arange(n), observe.uniform_indices(n, SAMPLES)):
@@ -125,7 +125,7 @@ class Pendulum3D(Motion):
             swing = np.stack([translate(pivot) @ rotation(Z, a) for a in theta])
             poses = swing @ translate((0.0, -length, 0.0))
             px = cam.project(origins(poses))
-            if answer == "none" or clear(answer, px, scene.n):
+            if answer == "none" or _clear(answer, px, scene.n):
                 break
         rod = trimesh.creation.cylinder(radius=ROD * length, height=length - rad, sections=16)
         rod.apply_transform(

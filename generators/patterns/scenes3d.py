@@ -196,7 +196,12 @@ def flashes(scene: Scene, gaps: list[int] | None) -> np.ndarray:
     return lit
 
 
-def airborne(scene: Scene, path, noun: str, cube: bool = False) -> None:
+def airborne(
+    scene: Scene,
+    path: Callable[[Scene, float], tuple[np.ndarray, np.ndarray]] | None,
+    noun: str,
+    cube: bool = False,
+) -> None:
     """A ball (or a tumbling cube) in the air on a plane facing the camera, so that its centre
     is seen at the pixels ``path(scene, margin)`` gives (None: it hovers in place). It is one
     paint: a band seen obliquely would cover one side more than the other and bias its
