@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import UNIT, fit_start, through
+from tempogen.generators.scene import Scene
 
-_SINGLE = [(d,) for d in UNIT]
-_PAIRS = [(a, b) for a in UNIT for b in UNIT if a != b]
+SINGLE = [(d,) for d in UNIT]  # the answers of one straight leg
+PAIRS = [(a, b) for a in UNIT for b in UNIT if a != b]  # the answers of two legs, a turn between
+SHRINK = (1.0, 0.8, 0.6, 0.45, 0.3)  # path scales tried until the path fits the canvas
+SPEED = (0.5, 0.8)  # canvas heights a full-length path covers over the clip
+MARGIN = 1.3  # subject sizes kept between its centre and the canvas's edge
 
 
 def slide_path(
@@ -20,8 +24,8 @@ def slide_path(
     knots = (
         [0, n - 1] if len(answer) == 1 else [0, scene.sample_frame(scene.switch_sample()), n - 1]
     )
-    for shrink in (1.0, 0.8, 0.6, 0.45, 0.3):
-        speed = scene.rng.uniform(0.5, 0.8) * scene.height * shrink / (n - 1)
+    for shrink in SHRINK:
+        speed = scene.rng.uniform(*SPEED) * scene.height * shrink / (n - 1)
         pts = [np.zeros(2)]
         for tok, (a, b) in zip(answer, zip(knots[:-1], knots[1:])):
             pts.append(pts[-1] + np.array(UNIT[tok]) * speed * (b - a))
@@ -44,12 +48,12 @@ class Slide(Motion):
     temporal_noise = True
     task = "direction"
     fact = "direction"
-    answers = tuple(_SINGLE + _PAIRS + [()])
+    answers = tuple(SINGLE + PAIRS + [()])
     question = "In which direction(s) does {subject} move?"
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         look = scene.subject_look()
-        margin = look.size * 1.3
+        margin = look.size * MARGIN
         if not answer:
             x, y = scene.place(margin)
             scene.add("subject", look, x, y, angle=scene.rng.uniform(0, 360))

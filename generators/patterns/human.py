@@ -1,100 +1,73 @@
 """Simulated humans: procedural body motions for every TOMATO task, labelled from the posed
-joints (see :mod:`tempogen.generators.humans`). Left, right and clockwise are the viewer's."""
+joints (see :mod:`tempogen.generators.humans`). Left, right and clockwise are the viewer's.
+
+The patterns register in this module, in this order (the planner's order within a task); the
+hand they move is in :mod:`.human_hand`, the whole-body poses in :mod:`.human_poses`."""
 
 from __future__ import annotations
-
-import math
-from collections.abc import Callable
 
 import numpy as np
 
 from tempogen.generators.humans import (
     COMPANION_P,
-    FIRST_PERSON_P,
     HAND_RADIUS,
     SIDE_SIGN,
     SIDES,
     HumanMotion,
     Rig,
-    arm_down,
     arm_forward,
-    bumps,
 )
 from tempogen.generators.kinematics import axis_angle, blend
-from tempogen.generators.motion import (
-    MAX_TURN_PER_SAMPLE,
-    SAMPLES,
-    GenerationError,
-    Scene,
-    register_motion,
-)
+from tempogen.generators.motion import MAX_TURN_PER_SAMPLE, register_motion
 from tempogen.generators.paths import UNIT, event_samples, signed_sweep, spaced_gaps, through
+from tempogen.generators.patterns.human_hand import (
+    eased,
+    hand_circles,
+    hand_start,
+    hand_track,
+    laps_turned,
+    raise_hands,
+    reach,
+    side_line,
+    wave,
+)
+from tempogen.generators.patterns.human_poses import (
+    UPRIGHT_VIEW,
+    clap,
+    film_jumps,
+    film_squats,
+    jump,
+    jump_peaks,
+    rhythm_peaks,
+    side_steps,
+    squat,
+)
 from tempogen.generators.patterns.rotation import SENSES
 from tempogen.generators.patterns.shape import knot_frames, outline
-from tempogen.generators.patterns.velocity import GAPS, PROFILES
+from tempogen.generators.patterns.velocity import PROFILES
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
-SHRINK = (1.0, 0.85, 0.7, 0.55, 0.4)  # path scales tried until every target is in reach
-
-
-def _eased(frames: np.ndarray, knots: list[int]) -> np.ndarray:
-    """Frames warped so each leg between knots starts and ends gently (a hand does not jump
-    to full speed) while never stopping inside a leg."""
-    out = frames.copy()
-    for a, b in zip(knots[:-1], knots[1:]):
-        seg = (frames >= a) & (frames <= b)
-        u = (frames[seg] - a) / (b - a)
-        out[seg] = a + (b - a) * (0.6 * u + 0.4 * u**3 * (10 - 15 * u + 6 * u**2))
-    return out
-
-
-def _hand_start(
-    scene: Scene,
-    name: str,
-    half: float,
-    forward: float = 0.32,
-    lift: float = 0.0,
-    companion: float = 0.0,
-) -> tuple[Rig, str, np.ndarray]:
-    """A person, the working hand's side, a point to work around (``forward`` metres before
-    that shoulder, ``lift`` above it) and a camera keeping ``half`` metres about it in view.
-    Seen first person, the point moves before the chest, where the eyes look down at it;
-    seen third person, a second person stands beside with probability ``companion``."""
-    rig = Rig.start(scene, name)
-    side = str(scene.rng.choice(SIDES))
-    shoulder = rig.rest_point(f"{side}_shoulder")
-    if scene.rng.random() < FIRST_PERSON_P:
-        centre = shoulder * [0.4, 1.0, 1.0] + [0.0, -scene.rng.uniform(0.0, 0.06), 0.36]
-        rig.first_person_camera(centre)
-    else:
-        centre = shoulder + [
-            -SIDE_SIGN[side] * scene.rng.uniform(0.0, 0.08),
-            lift + scene.rng.uniform(-0.05, 0.08),
-            forward,
-        ]
-        box = np.array([[x, y, 0.0] for x in (-half, half) for y in (-half, half)])
-        rig.maybe_companion(companion)
-        rig.third_person(rig.frame_points([centre + box], upper=True))
-    return rig, side, centre
-
-
-def _reach(rig: Rig, side: str, make: Callable[[float], np.ndarray]) -> np.ndarray:
-    """The first of ``make(scale)`` for the scales in :data:`SHRINK` that the hand reaches."""
-    for scale in SHRINK:
-        targets = make(scale)
-        if rig.reachable(side, targets):
-            return targets
-    raise GenerationError(f"motion {rig.motion!r}: no path size puts the hand within reach")
-
-
-def _hand_track(
-    rig: Rig, side: str, targets: np.ndarray, name: str = "hand", noun: str = ""
-) -> None:
-    """Move the hand along ``targets``, turn its flat side to the camera, add its track
-    (named ``noun``, default: by its glove's colour)."""
-    rig.arm_to(side, targets, palm_toward=rig.camera.pose[:3, 3] - targets)
-    noun = noun or rig.hand_noun(side)
-    rig.track(name, rig.hand(side), noun, rig.look.hands[side][1], HAND_RADIUS)
+PERSON_RADIUS = 0.25  # metres: a whole person's track about the pelvis
+AZIMUTH = (-8.0, 8.0)  # degrees a whole-body camera turns off straight ahead
+TWIRL_STEP = (0.4, 0.75)  # a circling hand's turn per sample, as a share of the most
+MOVE_VIEW = 0.3  # metres about a moving hand's start the camera keeps in view
+MOVE_SIZE = (0.22, 0.4)  # metres a one-leg hand move covers (shorter legs for two)
+MOVE_JITTER = 0.04  # metres the move's centre strays from the working point
+COMPANION_ARMS = 45.0  # degrees below level a jumping companion's arms swing up to
+COMPANION_JUMPS = (2, 5)  # a jumping companion's count: from 2 to 4
+TURN_STEP = (0.35, 0.7)  # a turning body's turn per sample, as a share of the most
+TURN_START = 30.0  # degrees either way a turning body starts from facing the camera
+TURN_ARMS = 15.0  # most degrees the arms are held out from the sides as the body turns
+TURN_ARMS_FORWARD = 0.15  # how far the held-out arms lean forward (0: out, 1: ahead)
+TURN_VIEW = (32.0, 42.0)  # degrees above level the camera looks down at a turning body
+STEP_RADIUS = 0.2  # metres: a side-stepping person's track about the pelvis
+SWING_VIEW = 0.4  # metres about a swinging hand's arc the camera keeps in view
+SWING_FORWARD = 0.28  # metres before the shoulder the arc's centre stands
+SWING_SPAN = (120.0, 170.0)  # degrees of arc a swinging hand covers
+SWING_RADIUS = (0.24, 0.3)  # metres: the arc's radius
+DRAW_VIEW = 0.3  # metres about a drawing hand's shape the camera keeps in view
+DRAW_SIZE = (0.13, 0.17)  # metres from the centre of a shape drawn in the air to its rim
 
 
 # rotation -------------------------------------------------------------------------------
@@ -112,29 +85,10 @@ class Twirl(HumanMotion):
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         def angles() -> np.ndarray:
-            step = scene.rng.uniform(0.4, 0.75) * MAX_TURN_PER_SAMPLE
+            step = scene.rng.uniform(*TWIRL_STEP) * MAX_TURN_PER_SAMPLE
             return scene.rng.uniform(0, 360) + signed_sweep(scene, answer, step)
 
-        _hand_circles(scene, self.name, angles, "the circle's centre", "orbit")
-
-
-def _hand_circles(
-    scene: Scene, name: str, angles: Callable[[], np.ndarray], centre_noun: str, kind: str
-) -> None:
-    """A raised hand goes round a centre in a plane facing the camera, at the per-frame
-    ``angles`` (degrees, drawn once the hand is placed); the question reads the hand's turns
-    around the centre as ``kind`` (``orbit`` senses or ``loop`` laps)."""
-    lift = scene.rng.uniform(0.1, 0.2)
-    rig, side, centre = _hand_start(scene, name, 0.25, forward=0.28, lift=lift)
-    theta = np.radians(angles())
-    circle = np.stack([np.cos(theta), np.sin(theta)], 1)
-    radius = scene.rng.uniform(0.09, 0.14)
-    targets = _reach(rig, side, lambda s: rig.on_screen_plane(centre, circle * radius * s))
-    _hand_track(rig, side, targets)
-    cx, cy = rig.project(centre)
-    rig.line("centre", cx, cy, 0.0, centre_noun, shape="anchor")
-    scene.ask(["hand", "centre"], kind=kind)
-    rig.finish()
+        hand_circles(scene, self.name, angles, "the circle's centre", "orbit")
 
 
 # direction ------------------------------------------------------------------------------
@@ -151,66 +105,27 @@ class HandMove(HumanMotion):
     question = "In which direction(s) does {subject} move, from the viewer's perspective?"
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
-        rig, side, centre = _hand_start(scene, self.name, 0.3)
+        rig, side, centre = hand_start(scene, self.name, MOVE_VIEW)
         n = scene.n
         knots = (
             [0, n - 1] if len(answer) < 2 else [0, scene.sample_frame(scene.switch_sample()), n - 1]
         )
-        frames = _eased(scene.frames, knots)
-        size = scene.rng.uniform(0.22, 0.4) / max(len(answer), 1) ** 0.5
+        frames = eased(scene.frames, knots)
+        size = scene.rng.uniform(*MOVE_SIZE) / max(len(answer), 1) ** 0.5
         pts = np.cumsum([np.zeros(2)] + [np.array(UNIT[t]) * size for t in answer], axis=0)
         if not answer:
             pts = np.zeros((2, 2))
-        pts = pts - 0.5 * (pts.min(0) + pts.max(0)) + scene.rng.uniform(-0.04, 0.04, 2)
+        pts = (
+            pts - 0.5 * (pts.min(0) + pts.max(0)) + scene.rng.uniform(-MOVE_JITTER, MOVE_JITTER, 2)
+        )
         uv = np.stack(through(pts, np.array(knots, float), frames), 1)
-        targets = _reach(rig, side, lambda s: rig.on_screen_plane(centre, uv * s))
-        _hand_track(rig, side, targets)
+        targets = reach(rig, side, lambda s: rig.on_screen_plane(centre, uv * s))
+        hand_track(rig, side, targets)
         scene.ask(["hand"])
         rig.finish()
 
 
 # count ----------------------------------------------------------------------------------
-
-
-def jump(rig: Rig, peaks: list[int], arms: float = 25.0) -> None:
-    """Jumps whose apex is at each of ``peaks`` (frames): a crouch, a flight short enough
-    that the samples on either side see the feet down, a crouch on landing, arms swinging
-    up to ``arms`` degrees below the horizontal (less swing keeps two people's hands apart)."""
-    scene = rig.scene
-    f, fps, iv = scene.frames, scene.fps, scene.interval
-    tau = min(0.25 * fps, 0.75 * iv)  # half the flight, in frames
-    crouch = max(1.0, min(0.25 * fps, iv - tau))
-    height = scene.rng.uniform(0.28, 0.36)
-    lift = np.zeros(scene.n)
-    dip = np.zeros(scene.n)
-    for p in peaks:
-        lift = np.maximum(lift, height * np.clip(1 - ((f - p) / tau) ** 2, 0, None))
-        for start in (p - tau - crouch, p + tau):
-            u = np.clip((f - start) / crouch, 0, 1)
-            dip = np.maximum(dip, np.sin(np.pi * u))
-    depth = scene.rng.uniform(0.08, 0.13)
-    rig.trans[:, 1] += lift - 0.03 - depth * dip
-    ankles = {s: rig.rest_point(f"{s}_ankle") + np.zeros((scene.n, 3)) for s in SIDES}
-    for s in SIDES:
-        ankles[s][:, 1] += lift * 1.15  # the legs tuck a little in the air
-        rig.leg_to(s, ankles[s])
-        up = lift / height
-        rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), arm_down(s, arms), up)
-
-
-def _jump_peaks(scene: Scene, count: int) -> list[int]:
-    """Frames of ``count`` jumps' apexes, each on a sampled frame (none for 0)."""
-    if count == 0:
-        return []
-    return [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, count))]
-
-
-def _feet_track(rig: Rig) -> None:
-    j = rig.joints
-    feet = j[:, [INDEX[n] for n in ("left_ankle", "right_ankle", "left_foot", "right_foot")]]
-    rig.track("feet", feet.mean(1), rig.part_noun("feet"), rig.look.body, 0.06, shape="feet")
-    gx, gy = rig.project(np.array([rig.trans[0, 0], 0.0, 0.05]))
-    rig.line("floor", gx, gy, -90.0, "the floor")
 
 
 @register_motion
@@ -228,15 +143,12 @@ class Jumps(HumanMotion):
 
     def animate(self, scene: Scene, answer: int) -> None:
         rig = Rig.start(scene, self.name)
-        jump(rig, _jump_peaks(scene, answer))
+        jump(rig, jump_peaks(scene, answer))
         other = rig.maybe_companion()
         if answer == 0 and other is not None:
-            jump(other, _jump_peaks(scene, int(scene.rng.integers(2, 5))), arms=45.0)
-        rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
-        _feet_track(rig)
-        scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
-        scene.meta["actor"] = rig.who
-        scene.ask(["feet", "floor"], kind="raise")
+            count = int(scene.rng.integers(*COMPANION_JUMPS))
+            jump(other, jump_peaks(scene, count), arms=COMPANION_ARMS)
+        film_jumps(rig)
         rig.finish()
 
 
@@ -254,26 +166,11 @@ class Squats(HumanMotion):
 
     def animate(self, scene: Scene, answer: int) -> None:
         rig = Rig.start(scene, self.name)
-        peaks = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
-        down = bumps(scene.frames, peaks, min(scene.interval, 0.9 * scene.fps))
-        depth = scene.rng.uniform(0.3, 0.4)
-        ankles = {s: rig.rest_point(f"{s}_ankle") + np.zeros((scene.n, 3)) for s in SIDES}
-        rig.trans[:, 1] -= 0.03 + depth * down
-        rig.trans[:, 2] -= 0.4 * depth * down
-        rig.poses[:, INDEX["spine1"]] = axis_angle((1.0, 0.0, 0.0), 32.0 * down)
-        rig.poses[:, INDEX["neck"]] = axis_angle((1.0, 0.0, 0.0), -20.0 * down)
-        for s in SIDES:
-            rig.leg_to(s, ankles[s], pole=np.array([0.35 * SIDE_SIGN[s], 0.0, 1.0]))
-            rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(arm_down(s), arm_forward(s), down)
+        squat(
+            rig, [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
+        )
         rig.maybe_companion()
-        rig.third_person(rig.frame_points(), elevation=(4.0, 14.0), fill=(0.8, 0.88))
-        head = rig.joints[:, INDEX["head"]]
-        rig.track("head", head, rig.part_noun("head"), rig.look.body, 0.11, shape="head")
-        hx, hy = rig.project(head[0] + [0.0, 0.25, 0.0])
-        rig.line("ceiling", hx, hy, 90.0, "a line above the head")
-        scene.meta["event_words"] = ["squats", "squat", "squats", "squat"]
-        scene.meta["actor"] = rig.who
-        scene.ask(["head", "ceiling"], kind="raise")
+        film_squats(rig)
         rig.finish()
 
 
@@ -289,25 +186,13 @@ class Claps(HumanMotion):
 
     def animate(self, scene: Scene, answer: int) -> None:
         rig = Rig.start(scene, self.name)
-        peaks = [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
-        shut = bumps(scene.frames, peaks, min(scene.interval, 0.35 * scene.fps))
-        chest = 0.5 * (rig.rest_point("left_shoulder") + rig.rest_point("right_shoulder"))
-        look = scene.look_rng  # where the hands meet and which is tracked: the scene's look
-        centre = chest + [0.0, -look.uniform(0.1, 0.22), look.uniform(0.3, 0.36)]
-        rig.hand_camera(centre, 0.35)
-        apart = look.uniform(0.2, 0.28)
-        for s in SIDES:
-            x = SIDE_SIGN[s] * (0.03 + (apart - 0.03) * (1 - shut))
-            targets = centre + x[:, None] * np.array([1.0, 0.0, 0.0])
-            pole = np.array([0.3 * SIDE_SIGN[s], -1.0, -0.6])
-            rig.arm_to(s, targets, pole, palm_toward=np.array([1.0, 0.0, 0.0]))
-        side = str(look.choice(SIDES))
+        centre = clap(
+            rig, [scene.sample_frame(k) for k in event_samples(scene, spaced_gaps(scene, answer))]
+        )
+        side = str(scene.look_rng.choice(SIDES))
         hand = rig.hand(side)
         rig.track("hand", hand, rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
-        (ox, oy), (cx, _) = rig.project(hand[0]), rig.project(centre)
-        toward = 1.0 if cx > ox else -1.0
-        rig.line("side", ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
-                 "a line beside the hand")  # fmt: skip
+        side_line(rig, "side", hand, centre)
         scene.meta["event_words"] = ["claps", "clap", "claps", "clap"]
         scene.meta["actor"] = "the person"
         scene.ask(["hand", "side"], kind="raise")
@@ -329,17 +214,17 @@ class BodyTurn(HumanMotion):
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         rig = Rig.start(scene, self.name)
-        step = scene.rng.uniform(0.35, 0.7) * MAX_TURN_PER_SAMPLE
-        yaw = scene.rng.uniform(-30.0, 30.0) + signed_sweep(scene, answer, step)
+        step = scene.rng.uniform(*TURN_STEP) * MAX_TURN_PER_SAMPLE
+        yaw = scene.rng.uniform(-TURN_START, TURN_START) + signed_sweep(scene, answer, step)
         rig.poses[:, 0] = axis_angle((0.0, 1.0, 0.0), -yaw)  # +y turns counter-clockwise
-        lift = scene.rng.uniform(0.0, 15.0)
+        lift = scene.rng.uniform(0.0, TURN_ARMS)
         for s in SIDES:
             out = axis_angle((0.0, 0.0, 1.0), SIDE_SIGN[s] * lift)
-            rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(out, arm_forward(s), 0.15)
+            rig.poses[:, INDEX[f"{s}_shoulder"]] = blend(out, arm_forward(s), TURN_ARMS_FORWARD)
         rig.maybe_companion()
-        rig.third_person(rig.frame_points(), elevation=(32.0, 42.0), azimuth=(-8.0, 8.0))
+        rig.third_person(rig.frame_points(), elevation=TURN_VIEW, azimuth=AZIMUTH)
         pelvis = rig.joints[:, INDEX["pelvis"]]
-        rig.track("person", pelvis, rig.who, rig.look.body, 0.25, shape="human", angle=yaw)
+        rig.track("person", pelvis, rig.who, rig.look.body, PERSON_RADIUS, shape="human", angle=yaw)
         scene.ask(["person"], kind="spin")
         scene.meta["viewpoint"] = "above"  # the angle is a yaw: its sense is read from above
         rig.finish()
@@ -362,44 +247,15 @@ class SideStep(HumanMotion):
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         rig = Rig.start(scene, self.name)
-        n, fps = scene.n, scene.fps
+        n = scene.n
         knots = (
             [0, n - 1] if len(answer) < 2 else [0, scene.sample_frame(scene.switch_sample()), n - 1]
         )
-        speed = min(scene.rng.uniform(0.2, 0.32), 1.4 / ((n - 1) / fps))  # metres per second
-        width = scene.rng.uniform(0.08, 0.11)  # half the distance between the feet
-        x = np.zeros(n)
-        feet = {s: np.tile(rig.rest_point(f"{s}_ankle"), (n, 1)) for s in SIDES}
-        start = 0.0
-        for tok, a, b in zip(answer, knots[:-1], knots[1:]):
-            way = 1.0 if tok == "right" else -1.0  # image right is the world's +x
-            steps = max(1, round((b - a) / fps / scene.rng.uniform(0.6, 0.85)))
-            lead = "left" if way > 0 else "right"
-            trail = "right" if way > 0 else "left"
-            for k in range(steps):
-                c0, c1 = a + (b - a) * k / steps, a + (b - a) * (k + 1) / steps
-                p0 = start + way * speed * (c0 - a) / fps
-                p1 = start + way * speed * (c1 - a) / fps
-                for foot, half in ((lead, (0.0, 0.5)), (trail, (0.5, 1.0))):
-                    seg = (scene.frames >= c0) & (scene.frames <= c1)
-                    u = np.clip(((scene.frames[seg] - c0) / (c1 - c0) - half[0]) / 0.5, 0, 1)
-                    ease = u * u * (3 - 2 * u)
-                    sign = way if foot == lead else -way
-                    feet[foot][seg, 0] = p0 + sign * width + (p1 - p0) * ease
-                    feet[foot][seg, 1] = rig.rest_point(f"{foot}_ankle")[1] + 0.07 * np.sin(
-                        np.pi * u
-                    )
-            seg = (scene.frames >= a) & (scene.frames <= b)
-            x[seg] = start + way * speed * (scene.frames[seg] - a) / fps
-            start = x[seg][-1]
-        rig.trans[:, 0] += x
-        rig.trans[:, 1] -= 0.05
-        for s in SIDES:
-            rig.leg_to(s, feet[s])
+        side_steps(rig, answer, knots)
         rig.maybe_companion()
-        rig.third_person(rig.frame_points(), elevation=(4.0, 14.0), azimuth=(-8.0, 8.0))
+        rig.third_person(rig.frame_points(), elevation=UPRIGHT_VIEW, azimuth=AZIMUTH)
         pelvis = rig.joints[:, INDEX["pelvis"]]
-        rig.track("person", pelvis, rig.who, rig.look.body, 0.2, shape="human")
+        rig.track("person", pelvis, rig.who, rig.look.body, STEP_RADIUS, shape="human")
         scene.ask(["person"])
         rig.finish()
 
@@ -418,26 +274,19 @@ class ArmSwingSpeed(HumanMotion):
     question = "What is the speed pattern of {subject}?"
 
     def animate(self, scene: Scene, answer: str) -> None:
-        rig, side, centre = _hand_start(scene, self.name, 0.4, forward=0.28)
+        rig, side, centre = hand_start(scene, self.name, SWING_VIEW, forward=SWING_FORWARD)
         # the arc bulges away from the body's midline: up and out on the image
         outward = 180.0 if rig.project(centre)[0] < scene.width / 2 else 0.0
         mid = -45.0 if outward == 0.0 else 225.0  # image y points down: -45 is up and right
-        span = scene.rng.uniform(120.0, 170.0) * scene.rng.choice([-1.0, 1.0])
+        span = scene.rng.uniform(*SWING_SPAN) * scene.rng.choice([-1.0, 1.0])
         u = scene.frames / (scene.n - 1)
         s = np.zeros(scene.n) + 0.5 if answer == "none" else PROFILES[answer](u)
         theta = np.radians(mid - span / 2 + span * s)
-        arc = np.stack([np.cos(theta), np.sin(theta)], 1) * scene.rng.uniform(0.24, 0.3)
-        targets = _reach(rig, side, lambda k: rig.on_screen_plane(centre, arc * k))
-        _hand_track(rig, side, targets)
+        arc = np.stack([np.cos(theta), np.sin(theta)], 1) * scene.rng.uniform(*SWING_RADIUS)
+        targets = reach(rig, side, lambda k: rig.on_screen_plane(centre, arc * k))
+        hand_track(rig, side, targets)
         scene.ask(["hand"], kind="position")
         rig.finish()
-
-
-def _rhythm_peaks(scene: Scene, answer: str) -> list[int]:
-    if answer == "none":
-        return []
-    gaps = GAPS[answer][int(scene.rng.integers(len(GAPS[answer])))]
-    return [scene.sample_frame(k) for k in event_samples(scene, gaps)]
 
 
 @register_motion
@@ -453,63 +302,10 @@ class JumpRhythm(HumanMotion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         rig = Rig.start(scene, self.name)
-        jump(rig, _rhythm_peaks(scene, answer))
+        jump(rig, rhythm_peaks(scene, answer))
         rig.maybe_companion()
-        rig.third_person(rig.frame_points(), elevation=(2.0, 12.0), fill=(0.8, 0.88))
-        _feet_track(rig)
-        scene.meta["event_words"] = ["jumps", "jump", "jumps", "jump"]
-        scene.meta["actor"] = rig.who
-        scene.ask(["feet", "floor"], kind="raise")
+        film_jumps(rig)
         rig.finish()
-
-
-def wave_base(rig: Rig) -> tuple[str, np.ndarray]:
-    """The waving hand's side and the point above its shoulder it waves from."""
-    rng = rig.scene.look_rng  # which hand and where: the scene's look, not its answer
-    side = str(rng.choice(SIDES))
-    base = rig.rest_point(f"{side}_shoulder") + [
-        SIDE_SIGN[side] * rng.uniform(0.06, 0.1),
-        rng.uniform(0.28, 0.36),
-        0.14,
-    ]
-    return side, base
-
-
-WAVE_REACH = 0.35  # metres about the wave's base a camera keeps in view
-
-
-def wave(
-    rig: Rig,
-    peaks: Callable[[], list[int]],
-    start: tuple[str, np.ndarray] | None = None,
-    names: tuple[str, str] = ("hand", "side"),
-    noun: str = "",
-) -> None:
-    """A raised hand waves out to the side and back once for each frame ``peaks()`` gives
-    (called after the camera is chosen), farthest out on that frame; tracked against a
-    line beside the hand, so each wave reads as a "raise" run. ``start`` is the side and
-    base (:func:`wave_base`) when a camera is already chosen; ``names`` the hand's track and
-    its line; ``noun`` how the question names the hand."""
-    scene = rig.scene
-    if start is None:
-        side, base = wave_base(rig)
-        rig.hand_camera(base, WAVE_REACH, first_person_p=0.0)
-    else:
-        side, base = start
-    sign = SIDE_SIGN[side]
-    half = min(scene.interval, 0.3 * scene.fps)
-    swing = bumps(scene.frames, peaks(), half)[:, None]
-    amp = scene.rng.uniform(0.14, 0.2)
-    out = amp * swing * [sign, 0.0, 0.0] - 0.25 * amp * swing**2 * [0.0, 1.0, 0.0]
-    targets = _reach(rig, side, lambda k: base + out * k)
-    _hand_track(rig, side, targets, names[0], noun)
-    hand = rig.hand(side)
-    (ox, oy), (ix, _) = rig.project(hand[0]), rig.project(targets[np.argmax(swing)])
-    toward = 1.0 if ix > ox else -1.0
-    rig.line(names[1], ox - toward * 0.1 * scene.width, oy, 0.0 if toward > 0 else 180.0,
-             "a line beside the hand")  # fmt: skip
-    scene.meta["event_words"] = ["waves", "wave", "waves", "wave"]
-    scene.ask(list(names), kind="raise")
 
 
 @register_motion
@@ -525,7 +321,7 @@ class WaveRhythm(HumanMotion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         rig = Rig.start(scene, self.name)
-        wave(rig, lambda: _rhythm_peaks(scene, answer))
+        wave(rig, lambda: rhythm_peaks(scene, answer))
         rig.finish()
 
 
@@ -551,10 +347,6 @@ class Waves(HumanMotion):
         rig.finish()
 
 
-LAP_EXTRA = (45.0, 60.0)  # degrees past the last full lap: pixel noise cannot drop a lap
-LAP_STEP = 80.0  # most degrees per sample interval a circle is drawn at (under 90)
-
-
 @register_motion
 class CircleCount(HumanMotion):
     """A raised hand draws N full circles in the air about a fixed centre, in a plane facing
@@ -569,17 +361,11 @@ class CircleCount(HumanMotion):
 
     def animate(self, scene: Scene, answer: int) -> None:
         def angles() -> np.ndarray:
-            total = 360.0 * answer + scene.rng.uniform(*LAP_EXTRA)
-            span = int(scene.rng.integers(min(math.ceil(total / LAP_STEP), SAMPLES - 1), SAMPLES))
-            k0 = int(scene.rng.integers(0, SAMPLES - span))
-            # the angle is linear in sample position, so every sample interval turns
-            # total / span even where sampled frames are unevenly spaced
-            at = np.interp(scene.frames, scene.samples, np.arange(SAMPLES, dtype=np.float64))
-            turned = total * np.clip((at - k0) / span, 0.0, 1.0)
+            turned = laps_turned(scene, answer)
             sense = float(scene.rng.choice([-1.0, 1.0]))
             return scene.rng.uniform(0, 360) + sense * turned
 
-        _hand_circles(scene, self.name, angles, "the centre of the circles", "loop")
+        hand_circles(scene, self.name, angles, "the centre of the circles", "loop")
 
 
 # shape & trend --------------------------------------------------------------------------
@@ -597,7 +383,7 @@ class AirDrawing(HumanMotion):
     question = "What shape does {subject} draw in the air?"
 
     def animate(self, scene: Scene, answer: str) -> None:
-        rig, side, centre = _hand_start(scene, self.name, 0.3, companion=COMPANION_P)
+        rig, side, centre = hand_start(scene, self.name, DRAW_VIEW, companion=COMPANION_P)
         if answer == "none":
             uv = np.zeros((scene.n, 2))
         else:
@@ -608,9 +394,10 @@ class AirDrawing(HumanMotion):
                 knots = np.linspace(0, scene.n - 1, len(verts))
             else:
                 knots = knot_frames(scene, verts)
-            uv = np.stack(through(verts * scene.rng.uniform(0.13, 0.17), knots, scene.frames), 1)
-        targets = _reach(rig, side, lambda k: rig.on_screen_plane(centre, uv * k))
-        _hand_track(rig, side, targets)
+            size = scene.rng.uniform(*DRAW_SIZE)
+            uv = np.stack(through(verts * size, knots, scene.frames), 1)
+        targets = reach(rig, side, lambda k: rig.on_screen_plane(centre, uv * k))
+        hand_track(rig, side, targets)
         scene.ask(["hand"])
         rig.finish()
 
@@ -637,29 +424,7 @@ class FirstHand(HumanMotion):
         sides = list(SIDES) if scene.rng.random() < 0.5 else list(SIDES)[::-1]
         names = list(self.objects)
         starts = start_samples(scene, names, answer)
-        ends = end_samples(scene, starts)
-        ends_of: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
-        for name, side in zip(names, sides):
-            sign = SIDE_SIGN[side]
-            low = rig.rest_point(f"{side}_hip") + [sign * 0.1, 0.15, 0.25]
-            high = rig.rest_point(f"{side}_shoulder") + [
-                sign * scene.rng.uniform(0.05, 0.12), scene.rng.uniform(0.2, 0.3), 0.2
-            ]  # fmt: skip
-            u = np.zeros(scene.n)
-            if name in starts:  # off at once (eased out), so both hands' starts read alike
-                a, b = scene.sample_frame(starts[name]), scene.sample_frame(ends[name])
-                u = 1.0 - (1.0 - np.clip((scene.frames - a) / (b - a), 0.0, 1.0)) ** 2
-            ends_of[name] = (low, high, u)
-
-        def both(scale: float) -> np.ndarray:
-            return np.stack([lo + (hi - lo) * scale * u[:, None] for lo, hi, u in ends_of.values()])
-
-        scale = next(
-            (s for s in SHRINK if all(rig.reachable(sd, p) for sd, p in zip(sides, both(s)))), None
-        )
-        if scale is None:
-            raise GenerationError(f"motion {self.name!r}: the raised hands are out of reach")
-        paths = dict(zip(names, both(scale)))
+        paths = raise_hands(rig, dict(zip(names, sides)), starts, end_samples(scene, starts))
         box = np.concatenate(list(paths.values()))
         rig.maybe_companion()
         rig.third_person(rig.frame_points([box], upper=True))

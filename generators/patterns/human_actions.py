@@ -5,14 +5,25 @@ from __future__ import annotations
 
 import numpy as np
 
+from tempogen.errors import GenerationError
 from tempogen.facts import NEXT_ANCHOR, gesture_words
 from tempogen.generators.humans import HAND_RADIUS, SIDE_SIGN, SIDES, HumanMotion, Rig
 from tempogen.generators.kinematics import LIMBS, limb_reach
-from tempogen.generators.motion import SAMPLES, GenerationError, Scene, register_motion
+from tempogen.generators.motion import register_motion
+from tempogen.generators.scene import SAMPLES, Scene
 from tempogen.labels import Labels
 from tempogen.observe import GESTURES
 
 HELD = 3  # sample intervals a gesture takes: up, held over two samples, down
+# a hand's keyframes, in metres out (from the midline), up and ahead
+REST = (0.1, 0.15, 0.22)  # resting, from its hip
+RAISED = (0.07, 0.52, 0.1)  # raised, from its shoulder (shrunk into reach)
+CLAPPED = (0.065, -0.12, 0.26)  # clapping, from between the shoulders
+HELD_OUT = (0.6, 0.02, 0.1)  # the arm held out, from its shoulder (shrunk into reach)
+REACH_SHARE = 0.88  # a gesture takes the hand at most this share of the arm's reach
+ARC = 0.2  # metres a moving hand arcs forward halfway, passing clear of its shoulder
+REACH_MARGIN = 0.02  # metres the hands stay within reach
+CROWN = 0.12  # metres above the head's joint the crown's line stands
 
 
 def _ease(u: np.ndarray) -> np.ndarray:
@@ -64,11 +75,9 @@ class ActionOrder(HumanMotion):
             inward = np.array([-SIDE_SIGN[side], 0.0, 0.0])
             rig.arm_to(side, targets[side], palm_toward=inward)
         for side in SIDES:
-            rig.track(
-                f"{side}_hand", rig.hand(side), rig.hand_noun(side), rig.look.hands[side][1],
-                HAND_RADIUS,
-            )  # fmt: skip
-        crown = rig.project(rig.rest_point("head") + [0.0, 0.12, 0.0])
+            glove = rig.look.hands[side][1]
+            rig.track(f"{side}_hand", rig.hand(side), rig.hand_noun(side), glove, HAND_RADIUS)
+        crown = rig.project(rig.rest_point("head") + [0.0, CROWN, 0.0])
         rig.line("crown", crown[0], crown[1], -90.0, rig.part_noun("head"), shape="anchor")
         for k, side in enumerate(SIDES):
             x, y = rig.project(rig.rest_point(f"{side}_shoulder"))
@@ -90,19 +99,19 @@ class ActionOrder(HumanMotion):
             reach = limb_reach(LIMBS[f"{side}_arm"], rig.rest, rig.hand_rest(side))[1]
 
             def within(
-                offset: np.ndarray, k: float = 0.88, s: str = side, r: float = reach
+                offset: np.ndarray, k: float = REACH_SHARE, s: str = side, r: float = reach
             ) -> np.ndarray:
                 d = float(np.linalg.norm(offset))
                 return sh[s] + offset * min(1.0, k * r / d)
 
-            rest = rig.rest_point(f"{side}_hip") + [sign * 0.1, 0.15, 0.22]
-            up = within(np.array([sign * 0.07, 0.52, 0.1]))
+            rest = rig.rest_point(f"{side}_hip") + [sign * REST[0], *REST[1:]]
+            up = within(np.array([sign * RAISED[0], *RAISED[1:]]))
             poses = {
                 "left_up": up if side == "left" else rest,
                 "right_up": up if side == "right" else rest,
                 "both_up": up,
-                "clap": mid + [sign * 0.065, -0.12, 0.26],
-                "arms_out": within(np.array([sign * 0.6, 0.02, 0.1])),
+                "clap": mid + [sign * CLAPPED[0], *CLAPPED[1:]],
+                "arms_out": within(np.array([sign * HELD_OUT[0], *HELD_OUT[1:]])),
             }
             path = np.tile(rest, (scene.n, 1))
             for g, s0 in zip(seq, starts):
@@ -111,10 +120,9 @@ class ActionOrder(HumanMotion):
                     1.0 - _ease((scene.frames - c) / (d - c))
                 )
                 delta = poses[g] - rest
-                # an arc forward on the way, so a rising hand passes well clear of its shoulder
                 arc = 4.0 * u * (1.0 - u) * (np.linalg.norm(delta) > 1e-9)
-                path = path + u[:, None] * delta + arc[:, None] * [0.0, 0.0, 0.2]
-            if not rig.reachable(side, path, margin=0.02):
+                path = path + u[:, None] * delta + arc[:, None] * [0.0, 0.0, ARC]
+            if not rig.reachable(side, path, margin=REACH_MARGIN):
                 raise GenerationError(f"motion {self.name!r}: a gesture is out of reach")
             out[side] = path
         return out

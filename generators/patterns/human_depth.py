@@ -8,8 +8,9 @@ import numpy as np
 
 from tempogen.generators.humans import SIDE_SIGN, SIDES, HumanMotion, Rig, arm_down, fit_camera
 from tempogen.generators.kinematics import axis_angle, compose
-from tempogen.generators.motion import Scene, register_motion
-from tempogen.generators.patterns.human_walk import _flat, place_body
+from tempogen.generators.motion import register_motion
+from tempogen.generators.patterns.human_walk import KNEES, PERSON_RADIUS, body_dirs, place_body
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
 SPEED = (1.1, 1.4)  # metres per second
@@ -19,6 +20,14 @@ LIFT, DIP, SWING = 0.08, 0.02, 14.0  # foot clearance, pelvis bob (m), arm swing
 TURN = 0.7  # seconds a turn on the spot takes
 EASE = 0.35  # share of a leg's path walked at changing speed (starting and stopping)
 LENS, ELEVATION, AZIMUTH = (46.0, 56.0), (5.0, 14.0), (8.0, 28.0)  # degrees
+FILL = (0.86, 0.92)  # share of the frame the walk's room fills
+TURN_AT = (6, 10)  # the sample a turn on the spot is centred on: from the 7th to the 10th
+STILL_YAW = 15.0  # most degrees a person standing still turns off facing the camera
+STILL_AT = 0.3  # most a person standing still stands off the middle, in walk lengths
+SIDEWAYS = 0.2  # most metres the walk runs off the middle, to either side
+SHUFFLE = 0.15  # seconds the feet take to come in beside the pelvis for a turn (and back)
+FEET_APART = 0.8  # the feet's distance from the midline, as a share of the ankles' at rest
+ROOM = (0.4, 1.9, 0.15)  # metres of room about the walk: to each side, up, and past each end
 
 
 def _ease(u: np.ndarray) -> np.ndarray:
@@ -50,7 +59,7 @@ class WalkDepth(HumanMotion):
         rig, rng, n, fps = Rig.start(scene, self.name), scene.rng, scene.n, scene.fps
         frames = scene.frames
         if len(answer) == 2:  # the turn, centred on a sampled frame in the middle of the clip
-            mid = scene.sample_frame(int(rng.integers(6, 10)))
+            mid = scene.sample_frame(int(rng.integers(*TURN_AT)))
             half = 0.5 * TURN * fps
             legs = [(0.0, mid - half), (mid + half, n - 1.0)]
         else:
@@ -59,7 +68,9 @@ class WalkDepth(HumanMotion):
         length = float(np.clip(rng.uniform(*SPEED) * span, *LENGTH))
         # z along the walk: +z is towards the camera, which stands in front of the person
         sign = {"towards": 1.0, "away": -1.0}
-        start = -0.5 * length * sign[answer[0]] if answer else rng.uniform(-0.3, 0.3) * length
+        start = (
+            -0.5 * length * sign[answer[0]] if answer else rng.uniform(-STILL_AT, STILL_AT) * length
+        )
         z = np.full(n, start)
         heading = np.full(n, sign[answer[0]] if answer else 1.0)
         at = start
@@ -69,13 +80,13 @@ class WalkDepth(HumanMotion):
             at += sign[tok] * length
         yaw = np.where(heading > 0, 0.0, np.pi)
         if answer == ():
-            yaw = np.full(n, np.radians(rng.uniform(-15.0, 15.0)))
+            yaw = np.full(n, np.radians(rng.uniform(-STILL_YAW, STILL_YAW)))
         elif len(answer) == 2:  # turning round on the spot, either way
             (_, a), (b, _) = legs
             first = 0.0 if answer[0] == "towards" else np.pi
             way = rng.choice([-1.0, 1.0])
             yaw = first + way * np.pi * _smooth01((frames - a) / (b - a))
-        x = np.full(n, rng.uniform(-0.2, 0.2))
+        x = np.full(n, rng.uniform(-SIDEWAYS, SIDEWAYS))
         ground = np.c_[x, z]
         # steps: the distance walked, in whole pairs of steps per clip
         arc = np.r_[0.0, np.cumsum(np.abs(np.diff(z)))]
@@ -83,13 +94,13 @@ class WalkDepth(HumanMotion):
         if arc[-1] > 0:
             step = arc[-1] / (2 * max(1, round(arc[-1] / (2 * step))))
         phase = arc / step
-        h0 = rig.rest_point("pelvis")[1] - 0.05  # knees a little bent
+        h0 = rig.rest_point("pelvis")[1] - KNEES
         height = h0 - DIP * np.cos(2 * np.pi * phase) * (arc[-1] > 0)
         # turning on the spot, the feet come in beside the pelvis (a shuffle, no stride)
         walking = np.ones(n)
         if len(answer) == 2:
             (_, a), (b, _) = legs
-            ramp = 0.15 * fps
+            ramp = SHUFFLE * fps
             walking = 1.0 - _smooth01((frames - a + ramp) / ramp) * _smooth01(
                 (b + ramp - frames) / ramp
             )
@@ -105,27 +116,37 @@ class WalkDepth(HumanMotion):
             else:
                 g = ground.copy()
             ankle = rig.rest_point(f"{s}_ankle")
-            wide = 0.8 * (ankle[0] - rig.rest_point("pelvis")[0])
-            feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]] + _flat(yaw, 0.0, wide)
+            wide = FEET_APART * (ankle[0] - rig.rest_point("pelvis")[0])
+            feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]] + body_dirs(yaw, 0.0, wide)
             feet[s][:, 1] += LIFT * np.sin(np.pi * u) * walking * (arc[-1] > 0)
         place_body(rig, ground, yaw, height, feet)
         for s in SIDES:
-            rig.leg_to(s, feet[s], pole=_flat(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
+            rig.leg_to(s, feet[s], pole=body_dirs(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
             # each arm swings against its leg while walking
             swing = -SIDE_SIGN[s] * SWING * np.cos(np.pi * phase) * walking * (arc[-1] > 0)
             down = arm_down(s)
             rig.poses[:, INDEX[f"{s}_shoulder"]] = compose(axis_angle((1.0, 0.0, 0.0), swing), down)
         # the camera frames the posed body and a body's room at both ends of the walk (the same
         # room whatever the answer, so a still person is framed like a walking one)
+        side, up, past = ROOM
         room = np.array(
-            [[sx * 0.4 + x[0], y, sz * (0.5 * length + 0.15)] for sx in (-1, 1) for y in (0.0, 1.9) for sz in (-1, 1)]
-        )  # fmt: skip
+            [
+                [sx * side + x[0], y, sz * (0.5 * length + past)]
+                for sx in (-1, 1)
+                for y in (0.0, up)
+                for sz in (-1, 1)
+            ]
+        )
         rig.camera = fit_camera(
-            np.concatenate([rig.frame_points(), room]), scene.width, scene.height,
-            yfov_deg=rng.uniform(*LENS), elevation_deg=rng.uniform(*ELEVATION),
-            azimuth_deg=rng.choice([-1.0, 1.0]) * rng.uniform(*AZIMUTH), fill=rng.uniform(0.86, 0.92),
-        )  # fmt: skip
+            np.concatenate([rig.frame_points(), room]),
+            scene.width,
+            scene.height,
+            yfov_deg=rng.uniform(*LENS),
+            elevation_deg=rng.uniform(*ELEVATION),
+            azimuth_deg=rng.choice([-1.0, 1.0]) * rng.uniform(*AZIMUTH),
+            fill=rng.uniform(*FILL),
+        )
         pelvis = rig.joints[:, INDEX["pelvis"]]
-        rig.track("person", pelvis, rig.who, rig.look.body, 0.25, shape="human")
+        rig.track("person", pelvis, rig.who, rig.look.body, PERSON_RADIUS, shape="human")
         scene.ask(["person"])
         rig.finish()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from tempogen.errors import GenerationError
 from tempogen.generators.humans import (
     HAND_COLORS,
     RGB,
@@ -17,13 +18,18 @@ from tempogen.generators.humans import (
     draw_look,
     hue_gap,
 )
-from tempogen.generators.motion import GenerationError, Scene, register_motion
+from tempogen.generators.motion import register_motion
+from tempogen.generators.scene import Scene
 
 # bright lit paints (a glove's hue read finds them); a dim ball is the same paint greyed
 LIGHTS = {**HAND_COLORS, "blue": (40, 90, 250), "violet": (150, 50, 245)}
 DIM = (112, 112, 112)
 GAP = 90.0  # degrees of hue between the two balls' lit paints (gloves keep clear of both)
 DIM_TINT = 0.15  # share of the lit paint left in a dim ball: too unsaturated for a hue mask
+BALL_RADIUS = (0.055, 0.07)  # metres: a held ball
+HOLD_OUT = (0.1, 0.16)  # metres out from its hip a hand holding a ball stands
+HOLD_AT = (0.3, 0.32)  # metres above and ahead of its hip a hand holding a ball stands
+PALM_GAP = 0.035  # metres between the hand's centre and the bottom of the ball on its palm
 
 
 def holder(scene: Scene, motion: str) -> tuple[Rig, list[str], list[RGB]]:
@@ -56,13 +62,13 @@ class HeldLights(HumanMotion):
         rng, names = scene.rng, list(self.objects)
         rig, sides, paints = holder(scene, self.name)
         for side in sides:  # forearms forward, palms up
-            out = SIDE_SIGN[side] * rng.uniform(0.1, 0.16)
-            at = rig.rest_point(f"{side}_hip") + [out, 0.3, 0.32]
+            out = SIDE_SIGN[side] * rng.uniform(*HOLD_OUT)
+            at = rig.rest_point(f"{side}_hip") + [out, *HOLD_AT]
             if not rig.reachable(side, at[None]):
                 raise GenerationError(f"motion {self.name!r}: the held ball is out of reach")
             rig.arm_to(side, np.tile(at, (scene.n, 1)), palm_toward=np.array([0.0, 1.0, 0.0]))
-        radius = float(rng.uniform(0.055, 0.07))
-        centres = {s: rig.hand(s) + [0.0, radius + 0.035, 0.0] for s in sides}
+        radius = float(rng.uniform(*BALL_RADIUS))
+        centres = {s: rig.hand(s) + [0.0, radius + PALM_GAP, 0.0] for s in sides}
         tops = [c + [0.0, radius, 0.0] for c in centres.values()]
         rig.third_person(rig.frame_points(tops, upper=True))
         onsets = start_samples(scene, names, answer)

@@ -13,13 +13,30 @@ from tempogen.generators.humans import (
     Prop,
 )
 from tempogen.generators.kinematics import LIMBS, limb_reach
-from tempogen.generators.motion import Scene, register_motion
-from tempogen.generators.patterns.human_props import holder
+from tempogen.generators.motion import register_motion
+from tempogen.generators.patterns.human_props import BALL_RADIUS, HOLD_OUT, holder
+from tempogen.generators.scene import Scene
 from tempogen.labels import Labels
 from tempogen.questions import STILL_PX, WordingError
 
-STAND = (120, 106, 94)
-PAUSE = 4  # still steps inside one movement: slow motion down to a quarter repeats frames  # muted wood: no hue mask (glove or ball) takes it
+STAND = (120, 106, 94)  # muted wood: no hue mask (glove or ball) takes it
+PAUSE = 4  # still steps inside one movement: slow motion down to a quarter repeats frames
+SETTLE = 1.5  # one half of a first movement covers this many times the other's path, or more
+# a ball on the palm, in ball radii (and metres): up from the hand's centre, and ahead of it
+SEAT = (0.8, 0.03, 0.6)
+CARRY = (0.37, 0.3)  # metres above and ahead of its hip a hand carries a ball
+SET_OUT = (0.25, 0.35)  # the way to the stand: out from the shoulder...
+SET_DOWN = -0.95  # ...down...
+SET_AHEAD = (0.15, 0.25)  # ...and ahead (a direction: its length does not count)
+SET_REACH = 0.9  # the hand sets the ball down at this share of the arm's reach...
+SET_SLACK = 0.06  # ...or this many metres short of it, if nearer
+SLIDE_OUT = (0.0, -0.01, -0.1)  # metres the hand slides out from under the set-down ball
+# a movement's phases, as shares of it: the set-down (off at once, landing gently), the
+# hand sliding out, the hand going back to where it carried the ball
+LAND_AT, SLIDE, BACK_AT, BACK = 0.45, 0.2, 0.65, 0.35
+STAND_SIZE = (0.22, 0.2)  # metres: the stand's width and depth (its height reaches the ball)
+STAND_OUT = 0.03  # metres the stand sits out from under the ball
+STAND_BACK = (0.3, 0.1)  # the stand's centre behind the ball's, in radii, then ahead, metres
 UP = np.array([0.0, 1.0, 0.0])
 
 
@@ -52,30 +69,32 @@ class PutDown(HumanMotion):
 
         rng, names = scene.rng, list(self.objects)
         rig, sides, paints = holder(scene, self.name)
-        radius = float(rng.uniform(0.055, 0.07))
-        lift = np.array([0.0, 0.8 * radius + 0.03, 0.6 * radius])  # on the palm, toward the fingers
+        radius = float(rng.uniform(*BALL_RADIUS))
+        lift = np.array(
+            [0.0, SEAT[0] * radius + SEAT[1], SEAT[2] * radius]
+        )  # on the palm, toward the fingers
         onsets = start_samples(scene, names, answer)
         offsets = end_samples(scene, onsets)
         landed: dict[str, int] = {}  # side -> frame its ball lands
         spots: dict[str, np.ndarray] = {}  # side -> where its ball would rest
         for name, side in zip(names, sides):
             out = SIDE_SIGN[side]
-            hold = rig.rest_point(f"{side}_hip") + [out * rng.uniform(0.1, 0.16), 0.37, 0.3]
+            hold = rig.rest_point(f"{side}_hip") + [out * rng.uniform(*HOLD_OUT), *CARRY]
             reach = limb_reach(LIMBS[f"{side}_arm"], rig.rest, rig.hand_rest(side))[1]
-            way = np.array([out * rng.uniform(0.25, 0.35), -0.95, rng.uniform(0.15, 0.25)])
-            far = min(0.9 * reach, reach - 0.06)  # low, yet within reach
+            way = np.array([out * rng.uniform(*SET_OUT), SET_DOWN, rng.uniform(*SET_AHEAD)])
+            far = min(SET_REACH * reach, reach - SET_SLACK)  # low, yet within reach
             land = rig.joint(f"{side}_shoulder")[0] + far * way / np.linalg.norm(way)
             spots[side] = land + lift
-            back = land + [0.0, -0.01, -0.1]  # the hand slides out from under the ball
+            back = land + SLIDE_OUT
             t = np.zeros(scene.n)
             if name in onsets:
                 a, b = scene.sample_frame(onsets[name]), scene.sample_frame(offsets[name])
                 t = np.clip((scene.frames - a) / (b - a), 0.0, 1.0)
-                landed[side] = int(np.flatnonzero(t >= 0.45)[0])
-            down = 1.0 - (1.0 - np.clip(t / 0.45, 0.0, 1.0)) ** 2  # off at once, set down gently
+                landed[side] = int(np.flatnonzero(t >= LAND_AT)[0])
+            down = 1.0 - (1.0 - np.clip(t / LAND_AT, 0.0, 1.0)) ** 2  # off at once, set down gently
             path = hold + down[:, None] * (land - hold)
-            path += _ease((t - 0.45) / 0.2)[:, None] * (back - land)
-            path += _ease((t - 0.65) / 0.35)[:, None] * (hold - back)
+            path += _ease((t - LAND_AT) / SLIDE)[:, None] * (back - land)
+            path += _ease((t - BACK_AT) / BACK)[:, None] * (hold - back)
             rig.arm_to(side, path, palm_toward=UP)
         centres, corners = {s: rig.hand(s) + lift for s in sides}, []
         for side in sides:  # a ball put down stays where it landed; a stand under each spot
@@ -83,8 +102,12 @@ class PutDown(HumanMotion):
                 centres[side][landed[side] :] = centres[side][landed[side]]
             spot = centres[side][-1] if side in landed else spots[side]
             top = spot[1] - radius  # the ball's lowest point: it rests on the stand, never floats
-            box = trimesh.creation.box(extents=(0.22, top, 0.2))
-            at = [spot[0] + SIDE_SIGN[side] * 0.03, top / 2, spot[2] - 0.3 * radius + 0.1]
+            box = trimesh.creation.box(extents=(STAND_SIZE[0], top, STAND_SIZE[1]))
+            at = [
+                spot[0] + SIDE_SIGN[side] * STAND_OUT,
+                top / 2,
+                spot[2] - STAND_BACK[0] * radius + STAND_BACK[1],
+            ]
             verts, faces = np.asarray(box.vertices), np.asarray(box.faces)
             rig.props.append(Prop(faces, verts, STAND, np.tile(at, (scene.n, 1))))
             corners.append(verts + at)
@@ -119,7 +142,7 @@ def put_or_picked(labels: Labels, names: tuple[str, ...]) -> str:
         run = next((r for r in runs if r.sum() >= 1.0), runs[0])
         half = len(run) // 2
         early, late = float(run[:half].sum()), float(run[len(run) - half :].sum())
-        if half == 0 or max(early, late) < 1.5 * min(early, late):
+        if half == 0 or max(early, late) < SETTLE * min(early, late):
             raise WordingError(
                 f"{name}: its first movement neither settles (put down) nor stops at once "
                 "(picked up)"

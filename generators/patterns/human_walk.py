@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
 
+from tempogen.errors import GenerationError
 from tempogen.generators.camera import Camera
 from tempogen.generators.humans import (
     SIDE_SIGN,
@@ -25,9 +26,10 @@ from tempogen.generators.kinematics import (
     forward_kinematics,
     limb_reach,
 )
-from tempogen.generators.motion import GenerationError, Scene, register_motion
+from tempogen.generators.motion import register_motion
 from tempogen.generators.paths import through
 from tempogen.generators.patterns.shape import knot_frames, outline
+from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
 SIZE = (0.55, 1.5)  # metres from the path's centre to its farthest vertex
@@ -37,6 +39,33 @@ LIFT, DIP, SWING = 0.08, 0.02, 12.0  # foot clearance, pelvis bob (m), arm swing
 LENS, ELEVATION = (20.0, 26.0), (80.0, 86.0)  # degrees: vertical field of view, camera pitch
 ARM = 60.0  # degrees the arms hang below level: held out a little, the gloves show from above
 FLARE = 30.0  # degrees the hands bend out at the wrist, turning the gloves' backs upward
+AZIMUTH = (-8.0, 8.0)  # degrees the overhead camera turns off straight ahead
+FILL = (0.84, 0.92)  # share of the frame the walk's room fills
+# metres of room about a walked path: at the floor (for the feet) and 1.85 m up (the head)
+ROOM = ((0.0, 0.35), (1.85, 0.2))
+CORNERS = ((-1, -1), (-1, 1), (1, -1), (1, 1))  # a room's corners, x then z, in this order
+KNEES = 0.05  # metres the pelvis walks lower than at rest: knees a little bent
+PERSON_RADIUS = 0.25  # metres: a walking person's track about the pelvis
+HEADING_SMOOTH = 0.08  # seconds: the smoothing of the heading round a corner
+LEG_REACH = 0.97  # share of a leg's length it may stretch to
+FEET_APART = 0.8  # the feet's distance from the midline, as a share of the ankles' at rest
+FORESHORTEN = 1.05  # the path's depth room over its width's: seen steeply, depth shrinks a little
+COMPANION_GAP = 1.3  # metres between the path's room and a companion's middle
+
+
+def overhead_camera(scene: Scene, points: np.ndarray) -> Camera:
+    """A camera high above ``points`` (a long lens, :data:`ELEVATION` degrees down) that
+    frames them all."""
+    rng = scene.rng
+    return fit_camera(
+        points,
+        scene.width,
+        scene.height,
+        yfov_deg=rng.uniform(*LENS),
+        elevation_deg=rng.uniform(*ELEVATION),
+        azimuth_deg=rng.uniform(*AZIMUTH),
+        fill=rng.uniform(*FILL),
+    )
 
 
 def on_floor(cam: Camera, uv: np.ndarray, heights: np.ndarray) -> np.ndarray:
@@ -50,7 +79,7 @@ def on_floor(cam: Camera, uv: np.ndarray, heights: np.ndarray) -> np.ndarray:
     return eye + ((heights - eye[1]) / ray[:, 1])[:, None] * ray
 
 
-def _flat(yaw: np.ndarray, a: float, b: float) -> np.ndarray:
+def body_dirs(yaw: np.ndarray, a: float, b: float) -> np.ndarray:
     """Horizontal world directions (T, 3): ``a`` times the way a body at ``yaw`` faces plus
     ``b`` times its left."""
     s, c = np.sin(yaw), np.cos(yaw)
@@ -93,8 +122,8 @@ def place_body(
     short of its foot in ``feet``) facing ``yaw``; legs are posed by the caller."""
     for s in SIDES:
         hip = rig.rest[INDEX[f"{s}_hip"]] - rig.rest[0]
-        hips = _flat(yaw, hip[2], hip[0])[:, [0, 2]] + ground
-        reach = 0.97 * limb_reach(LIMBS[f"{s}_leg"], rig.rest)[1]
+        hips = body_dirs(yaw, hip[2], hip[0])[:, [0, 2]] + ground
+        reach = LEG_REACH * limb_reach(LIMBS[f"{s}_leg"], rig.rest)[1]
         flat = np.linalg.norm(hips - feet[s][:, [0, 2]], axis=1)
         rise = np.sqrt(np.maximum(reach**2 - flat**2, 0.0))
         height = np.minimum(height, feet[s][:, 1] + rise - hip[1])
@@ -111,7 +140,9 @@ def walk_loop(rig: Rig, ground: np.ndarray, h0: float, rng: np.random.Generator)
     vel = np.gradient(ground, axis=0)
     yaw = np.full(n, rng.uniform(-np.pi, np.pi))
     if arc[-1] > 0:  # face along the path, turning smoothly at the corners
-        yaw = _loop_smooth(np.unwrap(np.arctan2(vel[:, 0], vel[:, 1])), 0.08 * rig.scene.fps)
+        yaw = _loop_smooth(
+            np.unwrap(np.arctan2(vel[:, 0], vel[:, 1])), HEADING_SMOOTH * rig.scene.fps
+        )
     step = rng.uniform(*STEP)
     if arc[-1] > 0:  # whole pairs of steps: the last frame is posed as the first
         step = arc[-1] / (2 * max(1, round(arc[-1] / (2 * step))))
@@ -125,16 +156,16 @@ def walk_loop(rig: Rig, ground: np.ndarray, h0: float, rng: np.random.Generator)
         at = np.mod(at, arc[-1]) if arc[-1] > 0 else np.zeros(n)  # the path is closed
         g = np.stack([np.interp(at, arc, ground[:, k]) for k in (0, 1)], 1)
         ankle = rig.rest_point(f"{s}_ankle")
-        wide = 0.8 * (ankle[0] - rig.rest_point("pelvis")[0])
+        wide = FEET_APART * (ankle[0] - rig.rest_point("pelvis")[0])
         feet[s] = np.c_[g[:, 0], np.full(n, ankle[1]), g[:, 1]]
-        feet[s] += _flat(np.interp(at, arc, yaw), 0.0, wide)
+        feet[s] += body_dirs(np.interp(at, arc, yaw), 0.0, wide)
         feet[s][:, 1] += LIFT * np.sin(np.pi * u)
     place_body(rig, ground, yaw, height, feet)
     for s in SIDES:  # hands bent out at the wrist: their backs face up, to the camera
         rig.poses[:, INDEX[f"{s}_wrist"]] = axis_angle((0.0, 0.0, 1.0), SIDE_SIGN[s] * FLARE)
     lean = _arm_lean(rig)
     for s in SIDES:
-        rig.leg_to(s, feet[s], pole=_flat(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
+        rig.leg_to(s, feet[s], pole=body_dirs(yaw, 1.0, 0.1 * SIDE_SIGN[s]))
         # each arm swings against its leg, about the body's left-right axis: the hands
         # mirror each other, so their midpoint stays over the pelvis
         swing = lean - SIDE_SIGN[s] * SWING * np.cos(np.pi * phase) * (arc[-1] > 0)
@@ -159,22 +190,17 @@ class WalkPath(HumanMotion):
         verts = verts[::-1].copy() if rng.random() < 0.5 else verts
         length = max(float(np.linalg.norm(np.diff(verts, axis=0), axis=1).sum()), 1e-9)
         size = np.clip(rng.uniform(*SPEED) * (n - 1) / scene.fps / length, *SIZE)
-        half = size * np.abs(verts).max(0) * [1.0, 1.05]  # x, z (foreshortened), metres
+        half = size * np.abs(verts).max(0) * [1.0, FORESHORTEN]  # x, z (foreshortened), metres
         centre, other = np.zeros(3), rig.maybe_companion()
         if other is not None:  # beside the companion, never through them
-            centre = other.origin - [np.sign(other.origin[0]) * (half[0] + 1.3), 0.0, 0.0]
-        ends = ((0.0, 0.35), (1.85, 0.2))  # the feet's and the head's room about the path
-        box = [[x * (half[0] + m), y, z * (half[1] + m)] for y, m in ends for x in (-1, 1) for z in (-1, 1)]  # fmt: skip
+            centre = other.origin - [np.sign(other.origin[0]) * (half[0] + COMPANION_GAP), 0.0, 0.0]
+        box = [[x * (half[0] + m), y, z * (half[1] + m)] for y, m in ROOM for x, z in CORNERS]
         box = centre + np.array(box)
         seen = [box] + ([other.frame_points()] if other is not None else [])
         # a long lens from high up: even at the frame's edge the view is nearly straight down,
         # so no body hides its own far hand
-        rig.camera = cam = fit_camera(
-            np.concatenate(seen), scene.width, scene.height, yfov_deg=rng.uniform(*LENS),
-            elevation_deg=rng.uniform(*ELEVATION), azimuth_deg=rng.uniform(-8.0, 8.0),
-            fill=rng.uniform(0.84, 0.92),
-        )  # fmt: skip
-        h0 = rig.rest_point("pelvis")[1] - 0.05  # knees a little bent
+        rig.camera = cam = overhead_camera(scene, np.concatenate(seen))
+        h0 = rig.rest_point("pelvis")[1] - KNEES
         mid = centre + [0.0, h0, 0.0]
         if answer in ("circle", "infinity", "none"):
             knots = np.linspace(0, n - 1, len(verts))
@@ -186,7 +212,7 @@ class WalkPath(HumanMotion):
         ground = on_floor(cam, uv, np.full(n, h0))[:, [0, 2]]
         walk_loop(rig, ground, h0, rng)
         pelvis = rig.joints[:, INDEX["pelvis"]]
-        rig.track("person", pelvis, rig.who, rig.look.body, 0.25, shape="human")
+        rig.track("person", pelvis, rig.who, rig.look.body, PERSON_RADIUS, shape="human")
         scene.ask(["person"])
         rig.finish()
 
@@ -195,13 +221,17 @@ LAP_RADIUS = (0.45, 1.1)  # metres: the circle each person walks round
 MAX_LAPS = 4  # 16 samples still see every lap as a polygon, not a blur of chords
 FASTER = (1.5, 2.0)  # the faster person's speed over the slower one's
 TOP_SPEED = 1.7  # m/s: a brisk walk
+LIKED_RADIUS = (0.6, 0.9)  # metres: the circle radius the laps are rounded towards
+SLOW = (0.45, 0.75)  # m/s: the slower walker's speed...
+SLOW_SPARE = 1.15  # ...or up to this many times the least that walks one lap, if more
+CIRCLE_GAP = (0.9, 1.3)  # metres between the two circles' rims
 
 
 def _laps(path: float, rng: np.random.Generator) -> tuple[float, int]:
     """A circle radius (within ``LAP_RADIUS``) and whole laps that make a walk of ``path``
     metres; the speed stays exact, as no length is rounded."""
     lo, hi = LAP_RADIUS
-    laps = round(path / (2 * np.pi * rng.uniform(0.6, 0.9)))
+    laps = round(path / (2 * np.pi * rng.uniform(*LIKED_RADIUS)))
     laps = int(np.clip(laps, np.ceil(path / (2 * np.pi * hi)), np.floor(path / (2 * np.pi * lo))))
     return path / (2 * np.pi * laps), laps
 
@@ -210,7 +240,7 @@ def _speeds(duration: float, rng: np.random.Generator) -> tuple[float, float]:
     """Slower and faster walking speeds (m/s): each walks at least one lap of the smallest
     circle, the faster one ``FASTER`` times the slower, at most ``TOP_SPEED``."""
     least = 2 * np.pi * LAP_RADIUS[0] / duration
-    slow = rng.uniform(max(0.45, least), max(0.75, 1.15 * least))
+    slow = rng.uniform(max(SLOW[0], least), max(SLOW[1], SLOW_SPARE * least))
     fast = min(slow * rng.uniform(*FASTER), TOP_SPEED)
     if fast < FASTER[0] * slow or 2 * np.pi * LAP_RADIUS[1] * MAX_LAPS < fast * duration:
         raise GenerationError(f"walk_faster: no two walking speeds fit {duration:.1f} s")
@@ -239,25 +269,26 @@ class WalkFaster(HumanMotion):
             s: _laps((fast if s == answer else slow) * duration, rng) for s in ("left", "right")
         }
         r = {side: radius for side, (radius, _) in plan.items()}
-        gap = rng.uniform(0.9, 1.3)  # metres between the two circles' rims
+        gap = rng.uniform(*CIRCLE_GAP)
         centres = {"left": -0.5 * (r["left"] + r["right"] + gap), "right": 0.0}
         centres["right"] = centres["left"] + r["left"] + r["right"] + gap
-        ends = ((0.0, 0.35), (1.85, 0.2))  # the feet's and the head's room about each circle
-        box = [[centres[s] + x * (r[s] + m), y, z * (r[s] + m)]
-               for s in r for y, m in ends for x in (-1, 1) for z in (-1, 1)]  # fmt: skip
-        cam = fit_camera(
-            np.array(box), scene.width, scene.height, yfov_deg=rng.uniform(*LENS),
-            elevation_deg=rng.uniform(*ELEVATION), azimuth_deg=rng.uniform(-8.0, 8.0),
-            fill=rng.uniform(0.84, 0.92),
-        )  # fmt: skip
+        box = [
+            [centres[s] + x * (r[s] + m), y, z * (r[s] + m)]
+            for s in r
+            for y, m in ROOM
+            for x, z in CORNERS
+        ]
+        cam = overhead_camera(scene, np.array(box))
         for side, rig in rigs.items():
             radius, laps = plan[side]
             sense = float(rng.choice([-1.0, 1.0]))
             a = rng.uniform(0, 2 * np.pi) + sense * 2 * np.pi * laps * scene.frames / (n - 1)
             ground = np.c_[centres[side] + radius * np.cos(a), radius * np.sin(a)]
             rig.camera, rig.first_person = cam, False
-            walk_loop(rig, ground, rig.rest_point("pelvis")[1] - 0.05, rng)
+            walk_loop(rig, ground, rig.rest_point("pelvis")[1] - KNEES, rng)
             pelvis = rig.joints[:, INDEX["pelvis"]]
-            rig.track(side, pelvis, person_noun(side, rig), rig.look.body, 0.25, shape="human")
+            rig.track(
+                side, pelvis, person_noun(side, rig), rig.look.body, PERSON_RADIUS, shape="human"
+            )
         scene.ask(self.objects)
         finish_people(list(rigs.values()))

@@ -14,69 +14,56 @@ import math
 import numpy as np
 import trimesh
 
-from tempogen.generators.motion import SAMPLES, Look, Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import event_samples, spaced_gaps
 from tempogen.generators.patterns.count import LOOP_EXTRA
-from tempogen.generators.patterns.direction import _PAIRS, _SINGLE, slide_path
-from tempogen.generators.patterns.objects3d import (
+from tempogen.generators.patterns.direction import PAIRS, SINGLE, slide_path
+from tempogen.generators.patterns.rigid3d import (
+    BAND,
     NOTE,
+    POST,
+    TRACK_PAD,
     RigidWorld,
-    _add,
-    _camera,
-    _looks,
-    orbit_clip,
+    add_part,
+    aim_camera,
+    floor_camera,
+    paint_looks,
     rotation,
     translate,
-    unproject,
 )
+from tempogen.generators.patterns.scenes3d import airborne, bounce_clip, flashes, lamps, orbit_clip
 from tempogen.generators.patterns.shape import screen_path
-from tempogen.generators.patterns.velocity import GAPS, PROFILES, bounce_heights
+from tempogen.generators.patterns.velocity import GAPS, PROFILES
 from tempogen.generators.patterns.visual_cues import end_samples, start_samples
+from tempogen.generators.scene import SAMPLES, Look, Scene
 
-UNLIT: tuple[int, int, int] = (118, 118, 118)  # an unlit bulb: grey, no hue for a mask
-POST: tuple[int, int, int] = (70, 70, 70)
-AWAY = translate((0.0, -1e3, 0.0))  # a hidden body: far below the floor, out of view
+FLOOR_AIM = 0.3  # metres above the floor a camera watching a rolling ball looks at
+EDGE_PX = 3.0  # pixels kept between a rolling ball's rim and the canvas's edge
 
+# a ball rolling at a changing speed (:class:`BallPace3D`)
+PACE_RADIUS = (0.2, 0.28)  # metres
+PACE_DEPTH = 0.4  # most metres the ball rolls before or behind the middle
+PACE_LENGTH = (0.5, 0.75)  # the path's length, as a share of the room across the canvas
 
-def _floor_camera(scene: Scene, target_y: float):
-    """A camera 2.8-3.4 m away, a little above the scene, looking slightly down."""
-    rng = scene.rng
-    dist = rng.uniform(2.8, 3.4)
-    eye = (rng.uniform(-0.4, 0.4), target_y + rng.uniform(0.2, 0.7), dist)
-    return _camera(scene, eye, (0.0, target_y, 0.0), rng.uniform(38.0, 44.0))
+# balls racing towards the camera (:class:`RollOrder3D`), seen from well above
+RACE_SIDE = 0.3  # most metres the camera stands to either side
+RACE_RISE = (1.7, 2.2)  # metres the camera stands above the floor
+RACE_DISTANCE = (2.3, 2.8)  # metres the camera stands before the balls' row
+RACE_AIM = 0.1  # metres above the floor the camera looks at
+RACE_FOV = (40.0, 46.0)  # degrees: the vertical field of view
+RACE_RADIUS = (0.14, 0.18)  # metres
+RACE_GAP = (0.5, 0.65)  # metres between two balls
+RACE_SHIFT = 0.15  # most metres the row stands off the middle
+RACE_START = (-0.6, -0.3)  # metres (depth) a ball starts at: behind the middle
+RACE_TRAVEL = (0.55, 0.7)  # metres a ball rolls towards the camera
 
-
-def _bounce_clip(scene: Scene, contacts: list[int]) -> None:
-    """A ball bouncing in place on a floor, touching it at the frames ``contacts``."""
-    look, band = _looks(scene, "circle", "block")
-    rng = scene.rng
-    cam = _floor_camera(scene, 0.7)
-    rad = rng.uniform(0.16, 0.22)
-    top = rng.uniform(0.9, 1.2)  # highest centre above the floor (metres)
-    # bounce_heights works in "y down" units: floor at ``f``, room above the ball = top - rad
-    f = top + 2.5 * rad
-    heights = f - bounce_heights(scene, contacts, f, rad)
-    x0, z0 = rng.uniform(-0.6, 0.6), rng.uniform(-0.4, 0.4)
-    centres = np.stack([np.full(scene.n, x0), heights, np.full(scene.n, z0)], 1)
-    spin = rng.uniform(0, 2 * math.pi)
-    poses = np.stack([translate(c) for c in centres])
-    poses[:, :3, :3] = trimesh.transformations.rotation_matrix(spin, (0, 1, 0))[:3, :3]
-    ball = trimesh.creation.icosphere(3, rad)
-    paint = np.where((np.abs(ball.vertices[:, 1]) < 0.2 * rad)[:, None], band.color, look.color)
-    world = RigidWorld(cam, scene.n, floor=0.0)
-    world.add(ball, poses, vertex_colors=paint)
-    scene.world = world
-    scene.meta["paints"] = world.paints()
-
-    px = cam.project(centres)
-    ppm = np.array([cam.pixels_per_metre(c) for c in centres])
-    contact = np.array([x0, rad, z0])
-    look.size = rad * cam.pixels_per_metre(contact) + 1.0
-    scale = ppm / cam.pixels_per_metre(contact)
-    _add(scene, "subject", look, "ball", x=px[:, 0], y=px[:, 1], scale=scale)
-    floor = scene.add_floor(float(cam.project(contact)[1]) + look.size)
-    scene.nouns[floor.name] = "the floor"
-    scene.ask(["subject", "floor"], kind="bounce")
+# a ball rolling down (or up) a ramp (:class:`RampRoll3D`)
+RAMP_BALL = (0.15, 0.2)  # metres: the ball's radius
+RAMP_SLOPE = (8.0, 14.0)  # degrees
+RAMP_DEPTH = 0.3  # most metres the ramp stands before or behind the middle
+RAMP_LENGTH = (0.55, 0.7)  # the ramp's run, as a share of the room across the canvas
+RAMP_SHIFT = 0.12  # most the ramp's run strays from the middle, as a share of that room
+RAMP_WIDTH = 0.3  # metres from the ramp's middle to either side
 
 
 @register_motion
@@ -94,7 +81,7 @@ class BallBounce3D(Motion):
 
     def animate(self, scene: Scene, answer: int) -> None:
         gaps = spaced_gaps(scene, answer)
-        _bounce_clip(scene, [scene.sample_frame(k) for k in event_samples(scene, gaps)])
+        bounce_clip(scene, [scene.sample_frame(k) for k in event_samples(scene, gaps)])
 
 
 @register_motion
@@ -112,37 +99,7 @@ class BallRhythm3D(Motion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         gaps = GAPS[answer][int(scene.rng.integers(len(GAPS[answer])))]
-        _bounce_clip(scene, [scene.sample_frame(k) for k in event_samples(scene, gaps)])
-
-
-def _lamps(scene: Scene, names: list[str], lit: dict[str, np.ndarray]) -> None:
-    """Bulbs on posts in a row on a floor; a bulb shows its paint on the frames it is lit
-    (a lit shell just outside the grey bulb, moved out of view when off)."""
-    looks: list[Look] = _looks(scene, *["circle"] * len(names))
-    rng = scene.rng
-    cam = _floor_camera(scene, 0.5)
-    rad = rng.uniform(0.13, 0.17)
-    post_h = rng.uniform(0.45, 0.7)
-    gap = rng.uniform(0.55, 0.75)
-    xs = (np.arange(len(names)) - (len(names) - 1) / 2) * gap + rng.uniform(-0.2, 0.2)
-    zs = rng.uniform(-0.25, 0.25, len(names))
-    world = RigidWorld(cam, scene.n, floor=0.0)
-    for name, look, x, z in zip(names, looks, xs, zs):
-        centre = np.array([x, post_h + rad, z])
-        post = trimesh.creation.cylinder(radius=0.05, height=post_h, sections=24)
-        post.apply_transform(
-            translate((x, post_h / 2, z))
-            @ trimesh.transformations.rotation_matrix(-math.pi / 2, (1, 0, 0))
-        )
-        world.add(post, np.eye(4), color=POST)
-        world.add(trimesh.creation.icosphere(3, rad), translate(centre), color=UNLIT)
-        shell = np.stack([translate(centre) if on else AWAY for on in lit[name]])
-        world.add(trimesh.creation.icosphere(3, 1.03 * rad), shell, color=look.color)
-        c = cam.project(centre)
-        look.size = 1.03 * rad * cam.pixels_per_metre(centre) + 1.0
-        _add(scene, name, look, "lamp", role="cue", x=c[0], y=c[1], lit=lit[name])
-    scene.world = world
-    scene.meta["paints"] = world.paints()
+        bounce_clip(scene, [scene.sample_frame(k) for k in event_samples(scene, gaps)])
 
 
 @register_motion
@@ -172,17 +129,8 @@ class LampOrder3D(Motion):
         for n in onsets:
             lit[n][scene.sample_frame(onsets[n]) : scene.sample_frame(offsets[n])] = True
         order = [str(n) for n in scene.rng.permutation(names)]  # which post each object stands on
-        _lamps(scene, order, lit)
+        lamps(scene, order, lit)
         scene.ask(names, kind="lit")
-
-
-def _flashes(scene: Scene, gaps: list[int] | None) -> np.ndarray:
-    """Frames a lamp is lit: one flash per event sample, each about half an interval."""
-    lit = np.zeros(scene.n, bool)
-    for k in event_samples(scene, gaps) if gaps is not None else []:
-        f = scene.sample_frame(k)
-        lit[f : f + max(1, int(0.5 * scene.interval))] = True
-    return lit
 
 
 @register_motion
@@ -199,7 +147,7 @@ class LampBlink3D(Motion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         gaps = None if answer == "none" else GAPS[answer][int(scene.rng.integers(3))]
-        _lamps(scene, ["subject"], {"subject": _flashes(scene, gaps)})
+        lamps(scene, ["subject"], {"subject": flashes(scene, gaps)})
         scene.ask(["subject"], kind="flash")
 
 
@@ -216,7 +164,7 @@ class LampFlash3D(Motion):
     note = NOTE
 
     def animate(self, scene: Scene, answer: int) -> None:
-        _lamps(scene, ["subject"], {"subject": _flashes(scene, spaced_gaps(scene, answer))})
+        lamps(scene, ["subject"], {"subject": flashes(scene, spaced_gaps(scene, answer))})
         scene.ask(["subject"], kind="flash")
 
 
@@ -235,17 +183,17 @@ class BallPace3D(Motion):
     note = NOTE
 
     def animate(self, scene: Scene, answer: str) -> None:
-        look, band = _looks(scene, "circle", "block")
+        look, band = paint_looks(scene, "circle", "block")
         rng = scene.rng
-        cam = _floor_camera(scene, 0.3)
-        rad = rng.uniform(0.2, 0.28)
-        z = rng.uniform(-0.4, 0.4)
+        cam = floor_camera(scene, FLOOR_AIM)
+        rad = rng.uniform(*PACE_RADIUS)
+        z = rng.uniform(-PACE_DEPTH, PACE_DEPTH)
         # move along the camera's (level) right axis at a fixed depth: pixels follow metres
         right = cam.pose[:3, 0] / np.linalg.norm(cam.pose[:3, 0])
         start = np.array([0.0, rad, z])
         ppm = cam.pixels_per_metre(start)
-        margin = 1.03 * rad * ppm + 3.0
-        length = rng.uniform(0.5, 0.75) * (scene.width - 2 * margin)
+        margin = TRACK_PAD * rad * ppm + EDGE_PX
+        length = rng.uniform(*PACE_LENGTH) * (scene.width - 2 * margin)
         path = length * PROFILES["constant" if answer == "none" else answer](
             scene.frames / (scene.n - 1)
         )
@@ -266,7 +214,7 @@ class BallPace3D(Motion):
         )
         ball = trimesh.creation.icosphere(4, rad)
         paint = np.where(
-            (np.abs(ball.vertices @ axle) < 0.22 * rad)[:, None], band.color, look.color
+            (np.abs(ball.vertices @ axle) < BAND * rad)[:, None], band.color, look.color
         )
         world = RigidWorld(cam, scene.n, floor=0.0)
         world.add(ball, poses, vertex_colors=paint)
@@ -274,45 +222,9 @@ class BallPace3D(Motion):
         scene.meta["paints"] = world.paints()
         px = cam.project(centres)
         scale = np.array([cam.pixels_per_metre(c) for c in centres]) / ppm
-        look.size = 1.03 * rad * ppm + 1.0
-        _add(scene, "subject", look, "ball", x=px[:, 0], y=px[:, 1], scale=scale)
+        look.size = TRACK_PAD * rad * ppm + 1.0
+        add_part(scene, "subject", look, "ball", x=px[:, 0], y=px[:, 1], scale=scale)
         scene.ask(["subject"], kind="position")
-
-
-def _airborne(scene: Scene, path, noun: str, cube: bool = False) -> None:
-    """A ball (or a tumbling cube) in the air on a plane facing the camera, so that its centre
-    is seen at the pixels ``path(scene, margin)`` gives (None: it hovers in place). It is one
-    paint: a band seen obliquely would cover one side more than the other and bias its
-    centroid."""
-    (look,) = _looks(scene, "circle")
-    rng = scene.rng
-    depth = rng.uniform(3.5, 4.5)
-    eye = (rng.uniform(-0.5, 0.5), rng.uniform(0.8, 1.6), depth)
-    cam = _camera(scene, eye, (0.0, 0.9, 0.0), rng.uniform(38.0, 44.0))
-    look.size = scene.unit * rng.uniform(1.0, 1.3)
-    margin = look.size * 1.3
-    if path is None:
-        u, v = (np.full(scene.n, c) for c in scene.place(margin))
-    else:
-        u, v = path(scene, margin)
-    centres = np.stack([unproject(cam, a, b, depth) for a, b in zip(u, v)])
-    rad = look.size / cam.focal * depth
-    poses = np.stack([translate(c) for c in centres])
-    body = trimesh.creation.icosphere(3, rad)
-    if cube:  # corners within the ball's radius; it turns a quarter turn or so per second
-        body = trimesh.creation.box([2 * rad / math.sqrt(3)] * 3)
-        axis = rng.normal(size=3)
-        rate = rng.uniform(1.0, 2.0) * rng.choice([-1.0, 1.0]) / scene.fps
-        for i in range(scene.n):
-            poses[i] = poses[i] @ rotation(axis / np.linalg.norm(axis), rate * i)
-    world = RigidWorld(cam, scene.n)  # in the air: no floor for the path to cross
-    world.add(body, poses, color=look.color)
-    scene.world = world
-    scene.meta["paints"] = world.paints()
-    px = cam.project(centres)
-    look.size += 1.0
-    _add(scene, "subject", look, noun, x=px[:, 0], y=px[:, 1])
-    scene.ask(["subject"])
 
 
 @register_motion
@@ -331,7 +243,7 @@ class FlyShape3D(Motion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         path = None if answer == "none" else lambda sc, m: screen_path(sc, answer, m)
-        _airborne(scene, path, "ball")
+        airborne(scene, path, "ball")
 
 
 @register_motion
@@ -349,7 +261,7 @@ class CubeFly3D(Motion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         path = None if answer == "none" else lambda sc, m: screen_path(sc, answer, m)
-        _airborne(scene, path, "cube", cube=True)
+        airborne(scene, path, "cube", cube=True)
 
 
 @register_motion
@@ -361,14 +273,14 @@ class Balloon3D(Motion):
     temporal_noise = True
     task = "direction"
     fact = "direction"
-    answers = tuple(_SINGLE + _PAIRS + [()])
+    answers = tuple(SINGLE + PAIRS + [()])
     question = "In which direction(s) does {subject} move, from the viewer's perspective?"
     renderer = "object3d"
     note = NOTE
 
     def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
         path = (lambda sc, m: slide_path(sc, answer, m)) if answer else None
-        _airborne(scene, path, "balloon")
+        airborne(scene, path, "balloon")
 
 
 @register_motion
@@ -389,23 +301,28 @@ class RollOrder3D(Motion):
         names = list(self.objects)
         onsets = start_samples(scene, names, answer)
         offsets = end_samples(scene, onsets)
-        looks: list[Look] = _looks(scene, *["circle"] * len(names))
+        looks: list[Look] = paint_looks(scene, *["circle"] * len(names))
         rng = scene.rng
         # seen from well above, so that rolling towards the camera moves down the screen
-        eye = (rng.uniform(-0.3, 0.3), rng.uniform(1.7, 2.2), rng.uniform(2.3, 2.8))
-        cam = _camera(scene, eye, (0.0, 0.1, 0.0), rng.uniform(40.0, 46.0))
-        rad = rng.uniform(0.14, 0.18)
-        gap = rng.uniform(0.5, 0.65)
-        xs = (np.arange(len(names)) - (len(names) - 1) / 2) * gap + rng.uniform(-0.15, 0.15)
+        eye = (
+            rng.uniform(-RACE_SIDE, RACE_SIDE),
+            rng.uniform(*RACE_RISE),
+            rng.uniform(*RACE_DISTANCE),
+        )
+        cam = aim_camera(scene, eye, (0.0, RACE_AIM, 0.0), rng.uniform(*RACE_FOV))
+        rad = rng.uniform(*RACE_RADIUS)
+        gap = rng.uniform(*RACE_GAP)
+        shift = rng.uniform(-RACE_SHIFT, RACE_SHIFT)
+        xs = (np.arange(len(names)) - (len(names) - 1) / 2) * gap + shift
         order = [str(n) for n in rng.permutation(names)]  # which place each object takes
         world = RigidWorld(cam, scene.n, floor=0.0)
         for name, look, x in zip(order, looks, xs):
-            start = np.array([x, rad, rng.uniform(-0.6, -0.3)])
+            start = np.array([x, rad, rng.uniform(*RACE_START)])
             u = np.zeros(scene.n)
             if name in onsets:
                 a, b = scene.sample_frame(onsets[name]), scene.sample_frame(offsets[name])
                 u = np.clip((scene.frames - a) / (b - a), 0.0, 1.0)
-            travel = rng.uniform(0.55, 0.7) * u  # metres towards the camera (+z)
+            travel = rng.uniform(*RACE_TRAVEL) * u  # metres towards the camera (+z)
             centres = start + travel[:, None] * np.array([0.0, 0.0, 1.0])
             poses = np.stack(
                 [
@@ -416,8 +333,10 @@ class RollOrder3D(Motion):
             world.add(trimesh.creation.icosphere(3, rad), poses, color=look.color)
             px = cam.project(centres)
             ppm = np.array([cam.pixels_per_metre(c) for c in centres])
-            look.size = 1.03 * rad * ppm[0] + 1.0
-            _add(scene, name, look, "ball", role="prop", x=px[:, 0], y=px[:, 1], scale=ppm / ppm[0])
+            look.size = TRACK_PAD * rad * ppm[0] + 1.0
+            add_part(
+                scene, name, look, "ball", role="prop", x=px[:, 0], y=px[:, 1], scale=ppm / ppm[0]
+            )
         scene.world = world
         scene.meta["paints"] = world.paints()
         scene.ask(names, kind="move")
@@ -437,24 +356,24 @@ class RampRoll3D(Motion):
     note = NOTE
 
     def animate(self, scene: Scene, answer: str) -> None:
-        look, band = _looks(scene, "circle", "block")
+        look, band = paint_looks(scene, "circle", "block")
         rng = scene.rng
-        cam = _floor_camera(scene, 0.3)
-        rad = rng.uniform(0.15, 0.2)
-        slope = math.radians(rng.uniform(8.0, 14.0))
+        cam = floor_camera(scene, FLOOR_AIM)
+        rad = rng.uniform(*RAMP_BALL)
+        slope = math.radians(rng.uniform(*RAMP_SLOPE))
         right = cam.pose[:3, 0] / np.linalg.norm(cam.pose[:3, 0])  # level: the camera is upright
         s = math.cos(slope) * right * rng.choice([-1.0, 1.0]) + math.sin(slope) * np.eye(3)[1]
         n = np.cross(np.cross(s, np.eye(3)[1]), s)  # the ramp's upward normal
         n /= np.linalg.norm(n)
-        z = rng.uniform(-0.3, 0.3)
+        z = rng.uniform(-RAMP_DEPTH, RAMP_DEPTH)
         ppm = cam.pixels_per_metre(np.array([0.0, rad, z]))
-        margin = 1.03 * rad * ppm + 3.0
+        margin = TRACK_PAD * rad * ppm + EDGE_PX
         span = scene.width - 2 * margin
-        length = rng.uniform(0.55, 0.7) * span / ppm / math.cos(slope)
-        low = np.array([0.0, 0.0, z]) + (rng.uniform(-0.12, 0.12) * span / ppm) * right
+        length = rng.uniform(*RAMP_LENGTH) * span / ppm / math.cos(slope)
+        low = np.array([0.0, 0.0, z]) + (rng.uniform(-RAMP_SHIFT, RAMP_SHIFT) * span / ppm) * right
         low -= 0.5 * length * (s - s[1] * np.eye(3)[1])  # centre the ramp's run on screen
         high = low + length * s
-        side = np.cross(s, n) * 0.3
+        side = np.cross(s, n) * RAMP_WIDTH
         foot = high - high[1] * np.eye(3)[1]
         wedge = trimesh.convex.convex_hull(
             np.array([p + k * side for p in (low, high, foot) for k in (-1.0, 1.0)])
@@ -469,7 +388,7 @@ class RampRoll3D(Motion):
         )
         ball = trimesh.creation.icosphere(4, rad)
         paint = np.where(
-            (np.abs(ball.vertices @ axle) < 0.22 * rad)[:, None], band.color, look.color
+            (np.abs(ball.vertices @ axle) < BAND * rad)[:, None], band.color, look.color
         )
         world = RigidWorld(cam, scene.n, floor=0.0)
         world.add(wedge, np.eye(4), color=POST)
@@ -477,9 +396,9 @@ class RampRoll3D(Motion):
         scene.world = world
         scene.meta["paints"] = world.paints()
         px = cam.project(centres)
-        look.size = 1.03 * rad * ppm + 1.0
+        look.size = TRACK_PAD * rad * ppm + 1.0
         scale = np.array([cam.pixels_per_metre(c) for c in centres]) / ppm
-        _add(scene, "subject", look, "ball", x=px[:, 0], y=px[:, 1], scale=scale)
+        add_part(scene, "subject", look, "ball", x=px[:, 0], y=px[:, 1], scale=scale)
         scene.ask(["subject"], kind="position")
 
 

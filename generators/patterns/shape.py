@@ -4,8 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import SAMPLES, Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import fit_start, through
+from tempogen.generators.scene import SAMPLES, Scene
+
+# the outlines' proportions (a unit size: the farthest vertex about 1 from the centre)
+INFINITY = (1.4, 0.8)  # the infinity sign's width and height scales
+SQUARE_HEIGHT = (0.65, 1.0)  # a "square"'s height over its width: a rectangle, not too flat
+DIAMOND_WIDTH = (0.85, 1.0)  # a diamond's width over its height
+TRAPEZOID_TOP = (0.35, 0.6)  # a trapezoid's short side over its long one
+TRAPEZOID_HEIGHT = 0.7  # half a trapezoid's height
+PATH_SIZE = (0.25, 0.34)  # a drawn shape's unit, as a share of the canvas's height
+DRAWER_SIZE = 1.1  # the drawing subject's radius, in scene units
+MARGIN = 1.3  # subject sizes kept between its path and the canvas's edge
 
 
 def outline(shape: str, rng: np.random.Generator) -> np.ndarray:
@@ -15,19 +26,19 @@ def outline(shape: str, rng: np.random.Generator) -> np.ndarray:
         return np.stack([np.cos(a), np.sin(a)], 1)
     if shape == "infinity":
         a = np.linspace(0, 2 * np.pi, 61) + np.pi / 2  # start at a lobe tip, not the crossing
-        return np.stack([1.4 * np.sin(a), 0.8 * np.sin(a) * np.cos(a)], 1)
+        return np.stack([INFINITY[0] * np.sin(a), INFINITY[1] * np.sin(a) * np.cos(a)], 1)
     if shape == "triangle":
         a = np.radians(rng.choice([-90, 90]) + np.array([0, 120, 240, 360]))
         v = np.stack([np.cos(a), np.sin(a)], 1)
     elif shape == "square":
-        w, h = 1.0, rng.uniform(0.65, 1.0)
+        w, h = 1.0, rng.uniform(*SQUARE_HEIGHT)
         v = np.array([[-w, -h], [w, -h], [w, h], [-w, h], [-w, -h]])
     elif shape == "diamond":
-        w, h = rng.uniform(0.85, 1.0), 1.0
+        w, h = rng.uniform(*DIAMOND_WIDTH), 1.0
         v = np.array([[0, -h], [w, 0], [0, h], [-w, 0], [0, -h]])
     elif shape == "trapezoid":
-        top = rng.uniform(0.35, 0.6)
-        v = np.array([[-1, 0.7], [1, 0.7], [top, -0.7], [-top, -0.7], [-1, 0.7]])
+        top, half = rng.uniform(*TRAPEZOID_TOP), TRAPEZOID_HEIGHT
+        v = np.array([[-1, half], [1, half], [top, -half], [-top, -half], [-1, half]])
         if rng.random() < 0.5:
             v[:, 1] *= -1
     elif shape == "star":
@@ -57,7 +68,7 @@ def screen_path(scene: Scene, shape: str, margin: float) -> tuple[np.ndarray, np
     verts = outline(shape, scene.rng)
     if scene.rng.random() < 0.5:
         verts = verts[::-1].copy()
-    scale = scene.rng.uniform(0.25, 0.34) * scene.height
+    scale = scene.rng.uniform(*PATH_SIZE) * scene.height
     path = fit_start(verts * scale, scene.width, scene.height, margin, scene.rng)
     if shape in ("circle", "infinity"):
         knots = np.linspace(0, scene.n - 1, len(path))
@@ -79,9 +90,9 @@ class Draw(Motion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         look = scene.subject_look(
-            ("circle", "star", "square", "triangle", "block"), size=scene.unit * 1.1
+            ("circle", "star", "square", "triangle", "block"), size=scene.unit * DRAWER_SIZE
         )
-        margin = look.size * 1.3
+        margin = look.size * MARGIN
         if answer == "none":
             x, y = scene.place(margin)
             scene.add("subject", look, x, y)

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.motion import Motion, Scene, register_motion
+from tempogen.generators.motion import Motion, register_motion
 from tempogen.generators.paths import event_samples, fit_start
+from tempogen.generators.scene import Scene
 
 # Distance covered as a function of normalised time: speeds in the last third are five
 # times (or a fifth of) those in the first, far from the observer's 1.6 threshold.
@@ -20,6 +21,17 @@ GAPS = {
     "decreasing": [[2, 2, 3, 4], [2, 2, 3, 5], [2, 3, 3, 4]],
     "constant": [[3, 3, 3, 3], [2, 2, 2, 2, 2], [2, 2, 2, 2]],
 }
+MARGIN = 1.3  # subject sizes kept between a moving subject's centre and the canvas's edge
+CUE_MARGIN = 1.6  # sizes kept between a still subject's centre and the canvas's edge
+GLIDE_LENGTH = (0.6, 0.9)  # share of the room along its heading a glide covers...
+GLIDE_MOST = 0.9  # ...and at most this many canvas heights
+FLASH = 0.5  # a flash's length, in sample intervals (a frame at least)
+# a bouncing ball
+BALL_SIZE = (1.0, 1.4)  # its radius, in scene units
+FLOOR_AT = (0.82, 0.9)  # the floor's height on the canvas, as a share from the top
+BALL_X = (0.2, 0.8)  # where it bounces across the canvas, as a share of the width
+TOP_GAP = 2.5  # ball radii kept between the highest apex and the canvas's top
+LOW_ARC = 0.3  # least height of an arc between two contacts, as a share of the highest
 
 
 @register_motion
@@ -35,7 +47,7 @@ class Glide(Motion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         look = scene.subject_look()
-        margin = look.size * 1.3
+        margin = look.size * MARGIN
         if answer == "none":
             x, y = scene.place(margin)
             scene.add("subject", look, x, y, angle=scene.rng.uniform(0, 360))
@@ -48,7 +60,7 @@ class Glide(Motion):
             for extent, c in ((scene.width, d[0]), (scene.height, d[1]))
             if abs(c) > 1e-9
         )
-        length = scene.rng.uniform(0.6, 0.9) * min(room, 0.9 * scene.height)
+        length = scene.rng.uniform(*GLIDE_LENGTH) * min(room, GLIDE_MOST * scene.height)
         end = fit_start(
             np.array([[0, 0], d * length]), scene.width, scene.height, margin, scene.rng
         )
@@ -70,13 +82,13 @@ class Blink(Motion):
 
     def animate(self, scene: Scene, answer: str) -> None:
         look = scene.subject_look(("circle", "star", "square"))
-        x, y = scene.place(look.size * 1.6)
+        x, y = scene.place(look.size * CUE_MARGIN)
         lit = np.zeros(scene.n, bool)
         if answer != "none":
             gaps = GAPS[answer][int(scene.rng.integers(len(GAPS[answer])))]
             for k in event_samples(scene, gaps):
                 f = scene.sample_frame(k)
-                lit[f : f + max(1, int(0.5 * scene.interval))] = True
+                lit[f : f + max(1, int(FLASH * scene.interval))] = True
         scene.add("subject", look, x, y, role="cue", lit=lit)
         scene.ask(["subject"], kind="flash")
 
@@ -90,13 +102,13 @@ def bounce_heights(scene: Scene, contacts: list[int], floor: float, radius: floa
     spans = [b - a for a, b in zip(knots[:-1], knots[1:])]
     inner = spans[1:-1] or [1]
     top = max(inner)
-    room = floor - radius - 2.5 * radius
+    room = floor - radius - TOP_GAP * radius
     y = np.full(n, floor - radius)
     for i, (a, b) in enumerate(zip(knots[:-1], knots[1:])):
         if b <= a:
             continue
         edge = i == 0 or i == len(knots) - 2
-        h = room if edge else room * max(0.3, (spans[i] / top) ** 2)
+        h = room if edge else room * max(LOW_ARC, (spans[i] / top) ** 2)
         seg = (f >= a) & (f <= b)
         s = (f[seg] - a) / (b - a)
         if i == 0:
@@ -121,11 +133,11 @@ class Bounce(Motion):
     question = "How does the bouncing frequency of {subject} change over the video?"
 
     def animate(self, scene: Scene, answer: str) -> None:
-        look = scene.subject_look(("circle",), size=scene.unit * scene.rng.uniform(1.0, 1.4))
-        floor = scene.height * scene.rng.uniform(0.82, 0.9)
+        look = scene.subject_look(("circle",), size=scene.unit * scene.rng.uniform(*BALL_SIZE))
+        floor = scene.height * scene.rng.uniform(*FLOOR_AT)
         gaps = GAPS[answer][int(scene.rng.integers(len(GAPS[answer])))]
         contacts = [scene.sample_frame(k) for k in event_samples(scene, gaps)]
-        x = scene.rng.uniform(0.2, 0.8) * scene.width
+        x = scene.rng.uniform(*BALL_X) * scene.width
         scene.add_floor(floor)
         scene.add("subject", look, x, bounce_heights(scene, contacts, floor, look.size))
         scene.ask(["subject", "floor"], kind="bounce")
