@@ -10,8 +10,6 @@ from tempogen.cli.options import plugins_option
 
 
 def _eval(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from tempogen.builders.eval import scoring
     from tempogen.builders.exports import format_with
     from tempogen.paths import check_not_input
@@ -49,8 +47,6 @@ def _eval_inputs(data: Sequence[str], dataset: Path, predictions: str) -> list[P
 
 
 def _eval_run(args: argparse.Namespace) -> int:
-    from pathlib import Path
-
     from tempogen.builders.eval import scoring
     from tempogen.builders.eval.runner import available_sets, run_sets, safe_model_name
     from tempogen.builders.exports import format_with, formats_with
