@@ -32,6 +32,7 @@ __all__ = [
     "build_index",
     "gpu_available",
     "load_reviews",
+    "read_query_pairs",
     "recall_at_k",
     "record_review",
     "retrieve",
@@ -225,6 +226,22 @@ def retrieve(
             )
         )
     return rows
+
+
+def read_query_pairs(path: str | os.PathLike[str]) -> list[tuple[str, str]]:
+    """The (pos, neg) caption pairs of a JSON-lines file to retrieve for; a row without two
+    non-empty captions, or a file with none, is an :class:`InputFileError` naming it."""
+    pairs = []
+    for line, r in read_jsonl_lines(path):
+        for key in ("pos", "neg"):
+            if not isinstance(r.get(key), str) or not r[key].strip():
+                raise InputFileError(
+                    f"{path}:{line}: {key}: needs a non-empty caption (a pair is 'pos' and 'neg')"
+                )
+        pairs.append((r["pos"], r["neg"]))
+    if not pairs:
+        raise InputFileError(f"{path}: no caption pairs in this file")
+    return pairs
 
 
 def _matched_ids(candidates: list[Candidate]) -> set[str]:

@@ -48,6 +48,11 @@ EDITING_TESTS = [
     "tests/editing/test_edit_validate_edges.py",
 ]
 CORE_TESTS = ["tests/core/test_core_observe.py", "tests/core/test_core_approach.py"]
+OBSERVE_TESTS = CORE_TESTS + [
+    "tests/core/test_core_observe_edges.py",
+    "tests/editing/test_edit_facts.py",
+]
+OBSERVE_PARTS = ("motion", "actions", "shapes", "gesture")  # tempogen/observe/*.py with logic
 
 # module name -> (source file in the checkout, the fast test files that cover it)
 MODULES: dict[str, tuple[str, list[str]]] = {
@@ -65,10 +70,8 @@ MODULES: dict[str, tuple[str, list[str]]] = {
     ),
     # observe's own edge cases reach the human (gesture, raise) and 3D (approach, depth) paths
     # on hand-built states, so the rendering generator tests are not needed
-    "observe": (
-        "tempogen/observe.py",
-        CORE_TESTS + ["tests/core/test_core_observe_edges.py", "tests/editing/test_edit_facts.py"],
-    ),
+    "observe": ("tempogen/observe/__init__.py", OBSERVE_TESTS),  # observe(): which facts
+    **{f"observe.{part}": (f"tempogen/observe/{part}.py", OBSERVE_TESTS) for part in OBSERVE_PARTS},
     "algebra": ("editing/algebra.py", EDITING_TESTS),
     "answers": (
         "builders/eval/answers.py",
@@ -137,7 +140,7 @@ MODULES.update(
 )
 # the order `make mutate` runs them in when MODULES is not given: the labels' core first
 DEFAULT_ORDER = (
-    ["facts", "observe", "algebra", "answers"]
+    ["facts", "observe", *(f"observe.{part}" for part in OBSERVE_PARTS), "algebra", "answers"]
     + [m for m in MODULES if m.startswith("ops.")]
     + ["verify", "pixels", "pixels3d", "noise", "shortcuts"]
 )

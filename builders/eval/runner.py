@@ -414,3 +414,6 @@ def _run_videott(root: Path, ask: _Asker, out: Path, limit: int | None, progress
 
 def _safe(name: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "model"
+
+
+safe_model_name = _safe  # public: a model name as one file-name part (runs/, model_cache/)

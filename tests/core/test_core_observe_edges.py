@@ -17,6 +17,7 @@ from kit import GESTURE_AT
 
 from tempogen import observe
 from tempogen.labels import Labels, Query, Track
+from tempogen.observe import shapes
 
 W, H, FPS = 200, 100, 10.0
 DIAG = math.hypot(W, H)  # 223.6: the still threshold MOVE_EPS * DIAG is 1.79 px/s
@@ -792,7 +793,7 @@ def test_a_cut_corner_where_the_ring_closes_counts_once():
     ring = np.array([[-0.9, -1], [1, -1], [1, 1], [-1, 1], [-1, -0.9]]) * 100 + [300, 180]
     turns = turns_of(ring)
     np.testing.assert_allclose(turns, [45, 90, 90, 90, 45])
-    corners = observe._corners(ring, turns, 200.0)
+    corners = shapes._corners(ring, turns, 200.0)
     assert sorted(corners) in ([0, 1, 2, 3], [1, 2, 3, 4])
     # a three-quarter disc whose only corner is cut the same way: two groups of bends
     a = np.radians(np.arange(0, 271, 15))
@@ -800,7 +801,7 @@ def test_a_cut_corner_where_the_ring_closes_counts_once():
     ring = np.vstack([[[100.0, -90.0]], arc, [[90.0, -100.0]]]) + [300, 180]
     turns = turns_of(ring)
     assert np.all(np.abs(turns[1:-1]) < 20) and np.allclose(turns[[0, -1]], 45)
-    assert observe._corners(ring, turns, 200.0) in ([0], [len(ring) - 1])
+    assert shapes._corners(ring, turns, 200.0) in ([0], [len(ring) - 1])
     # cut into three bends 15 px apart (26, 26 and 38 degrees), the ring closing between the
     # second and the third: the first and last are 29 px apart, yet all three are one corner,
     # at the sharpest bend
@@ -814,10 +815,10 @@ def test_a_cut_corner_where_the_ring_closes_counts_once():
     ring = np.vstack([[first], arc3, [k, last]]) + [300, 180]
     turns = turns_of(ring)
     assert np.all(np.abs(turns[1:-2]) < 20) and np.linalg.norm(ring[-2] - ring[0]) > 24
-    assert observe._corners(ring, turns, 200.0) == [0]
+    assert shapes._corners(ring, turns, 200.0) == [0]
     # and uncut: a single corner, the one group of bends
     ring = np.vstack([[[100.0, -100.0]], arc]) + [300, 180]
-    assert observe._corners(ring, turns_of(ring), 200.0) == [0]
+    assert shapes._corners(ring, turns_of(ring), 200.0) == [0]
 
 
 def test_bends_under_twenty_degrees_are_no_part_of_a_corner():
@@ -836,7 +837,7 @@ def test_bends_under_twenty_degrees_are_no_part_of_a_corner():
     turns = turns_of(ring)
     np.testing.assert_allclose(turns[[0, -2, -1]], [38, 35, 17], atol=0.5)
     assert np.all(np.abs(turns[1:-2]) < 14)
-    assert observe._corners(ring, turns, 200.0) == []
+    assert shapes._corners(ring, turns, 200.0) == []
 
 
 def test_segments_that_touch_or_miss_do_not_cross_at_any_scale():
@@ -848,12 +849,12 @@ def test_segments_that_touch_or_miss_do_not_cross_at_any_scale():
         for p1, p2, p3, p4 in t_pairs + [miss]:
             a, b, c, d = (np.array(p, float) * scale for p in (p1, p2, p3, p4))
             for args in ((a, b, c, d), (c, d, a, b), (b, a, d, c), (d, c, b, a)):
-                assert not observe._segments_cross(*args), (scale, args)
+                assert not shapes._segments_cross(*args), (scale, args)
         a, b, c, d = (np.array(p, float) * scale for p in cross)
-        assert observe._segments_cross(a, b, c, d) and observe._segments_cross(c, d, a, b)
+        assert shapes._segments_cross(a, b, c, d) and shapes._segments_cross(c, d, a, b)
 
 
 def test_parallel_is_judged_by_angle_at_any_length():
     for k in (100.0, 1.0, 0.01):
-        assert observe._parallel(np.array([k, 0.0]), np.array([-2 * k, 0.0]))
-        assert not observe._parallel(np.array([k, 0.0]), np.array([k, k]))
+        assert shapes._parallel(np.array([k, 0.0]), np.array([-2 * k, 0.0]))
+        assert not shapes._parallel(np.array([k, 0.0]), np.array([k, k]))

@@ -1,5 +1,6 @@
-"""Argparse types for numeric options: a bad number (``-3``, ``nan``, ``1e400``, ``abc``) is a
-usage error naming the option (exit 2) before any work starts, never a traceback or a hang.
+"""Argparse types of the ``tempogen`` options: a bad value (``-3``, ``nan``, ``1e400``, ``abc``,
+an odd frame size, a name that is no module) is a usage error naming the option (exit 2)
+before any work starts, never a traceback or a hang.
 
     p.add_argument("--sample", type=positive_int, ...)
     p.add_argument("--fps", type=finite_float(1, 240), ...)
@@ -50,3 +51,23 @@ def finite_float(lo: float, hi: float, lo_open: bool = False) -> Callable[[str],
 
 positive_int = bounded_int(1)
 seed_int = bounded_int(0, 2**63 - 1)  # as a config's ``seed``
+
+
+def frame_size(text: str) -> tuple[int, int]:
+    """``--size``: WIDTHxHEIGHT, both even and at least 32 (what yuv420p video needs)."""
+    parts = text.lower().split("x")
+    if len(parts) != 2 or not all(p.isdigit() for p in parts):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 640x360, got {text!r}")
+    w, h = int(parts[0]), int(parts[1])
+    if w < 32 or h < 32 or w > 7680 or h > 4320 or w % 2 or h % 2:
+        raise argparse.ArgumentTypeError(f"width and height must be even, 32..7680x4320: {text!r}")
+    return w, h
+
+
+def module_names(text: str) -> tuple[str, ...]:
+    """``--plugins a,b.c``: module names, comma-separated."""
+    names = tuple(n.strip() for n in text.split(","))
+    for n in names:
+        if not all(part.isidentifier() for part in n.split(".")):
+            raise argparse.ArgumentTypeError(f"{n!r} is not a module name")
+    return names
