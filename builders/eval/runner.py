@@ -186,7 +186,7 @@ def run_sets(
     unknown = [s for s in settings if s not in SETTINGS]
     if unknown:
         raise InputFileError(f"unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
-    cache = Path(cache_dir) if cache_dir else root / "model_cache" / _safe(config.model)
+    cache = Path(cache_dir) if cache_dir else root / "model_cache" / safe_model_name(config.model)
     ask = _Asker(config, cache, sleep)
     result = RunResult(Path(tomato_out) if tomato_out else out / "tomato.jsonl")
     for name, fmt in runners.items():
@@ -214,7 +214,7 @@ def run_vinoground_set(ctx: RunContext) -> tuple[Path, dict[str, Any]]:
     from tempogen.builders.eval.scoring import score_vinoground
 
     folder = ctx.predictions or ctx.out / "vinoground"
-    _run_vinoground(ctx.root / "vinoground", _asker(ctx), folder / _safe(ctx.model), ctx.limit,
+    _run_vinoground(ctx.root / "vinoground", _asker(ctx), folder / safe_model_name(ctx.model), ctx.limit,
                     ctx.progress)  # fmt: skip
     return folder, score_vinoground(ctx.root / "vinoground", folder)
 
@@ -254,7 +254,7 @@ def run_model(
     if unknown:
         raise InputFileError(f"unknown setting(s) {unknown}; known: {', '.join(SETTINGS)}")
     root = Path(dataset)
-    cache = Path(cache_dir) if cache_dir else root / "model_cache" / _safe(config.model)
+    cache = Path(cache_dir) if cache_dir else root / "model_cache" / safe_model_name(config.model)
     ask = _Asker(config, cache, sleep)
     result = RunResult(Path(out), files={"tomato": Path(out)})
     _run_tomato(root, ask, Path(out), settings, limit, progress)
@@ -412,8 +412,6 @@ def _run_videott(root: Path, ask: _Asker, out: Path, limit: int | None, progress
     write_jsonl(out, lines)
 
 
-def _safe(name: str) -> str:
+def safe_model_name(name: str) -> str:
+    """A model name as one file-name part (``runs/<model>``, ``model_cache/<model>``)."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name) or "model"
-
-
-safe_model_name = _safe  # public: a model name as one file-name part (runs/, model_cache/)
