@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib
 import json
 import os
 import shutil
@@ -72,6 +73,42 @@ def run_cli(
 tempogen = run_cli  # the name the first kit users import
 
 
+# What the commands import, imported in this process before a fork so no child pays for it
+# (no torch: a child forked after torch started its thread pools can crash in them).
+PRELOAD = (
+    "tempogen.cli",
+    "tempogen.config",
+    "tempogen.editing",
+    "tempogen.generators.build",
+    "tempogen.builders.audit.validate",
+    "tempogen.builders.audit.verify",
+    "tempogen.builders.dataset.reading",
+    "tempogen.builders.dataset.variants",
+    "tempogen.builders.eval.scoring",
+    "tempogen.retrieval.audit",
+    "tempogen.retrieval.captions",
+    "tempogen.retrieval.corpus",
+)
+
+
+def _as_a_fresh_interpreter() -> None:
+    """In a forked child: warnings and logging as a fresh ``python`` has them, not as pytest
+    set them (pytest records warnings and captures log records; the child must print both to
+    its stderr, where a test reads them)."""
+    import logging
+    import warnings
+
+    warnings.resetwarnings()
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.simplefilter("ignore", category, append=True)
+    warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+    warnings.showwarning = getattr(warnings, "_showwarning_orig", warnings.showwarning)
+    if hasattr(warnings, "_showwarnmsg_impl"):
+        warnings._showwarnmsg = warnings._showwarnmsg_impl  # type: ignore[attr-defined]
+    for handler in list(logging.root.handlers):
+        logging.root.removeHandler(handler)
+
+
 def run_forked(
     argv: list[str], cwd: Path, env: Mapping[str, str | None], timeout: float
 ) -> tuple[int, str, str]:
@@ -87,6 +124,8 @@ def run_forked(
 
     import pytest
 
+    for module in PRELOAD:  # once per process: every forked child then starts with them
+        importlib.import_module(module)
     out, err = tempfile.TemporaryFile(), tempfile.TemporaryFile()
     pid = os.fork()
     if pid == 0:  # the child: never returns into pytest
@@ -105,6 +144,7 @@ def run_forked(
                 os.fdopen(2, "wb", closefd=False), write_through=True, errors="backslashreplace"
             )
             sys.stdin = io.StringIO("")
+            _as_a_fresh_interpreter()
             try:
                 from tempogen.cli import main
 

@@ -15,17 +15,13 @@ per command with a random seed (RELIABILITY.md records such a run)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +44,7 @@ from fuzz_strategies import (
 )
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from kit import run_forked
 
 # The command modules, imported once here so every forked case reuses them (no torch: it
 # comes in a child only, for retrieve; nothing here starts a thread).
@@ -110,55 +107,8 @@ def run_cli(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Re
         )  # fmt: skip
         decode = lambda b: b.decode("utf-8", "backslashreplace")  # noqa: E731
         return Result(argv, proc.returncode, decode(proc.stdout), decode(proc.stderr))
-    out = tempfile.TemporaryFile()
-    err = tempfile.TemporaryFile()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        code = 1
-        try:
-            os.chdir(cwd)
-            os.environ.update(env or {})
-            os.dup2(out.fileno(), 1)
-            os.dup2(err.fileno(), 2)
-            sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), write_through=True)
-            sys.stderr = io.TextIOWrapper(
-                os.fdopen(2, "wb", closefd=False), write_through=True, errors="backslashreplace"
-            )
-            sys.stdin = io.StringIO("")
-            try:
-                from tempogen.cli import main
-
-                code = main(argv)
-            except SystemExit as exc:
-                if exc.code is None or isinstance(exc.code, int):
-                    code = exc.code or 0
-                else:
-                    print(exc.code, file=sys.stderr)
-                    code = 1
-            except BaseException:  # what the interpreter would do with it
-                traceback.print_exc()
-                code = 1
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code if isinstance(code, int) else 1)
-    deadline = time.monotonic() + CASE_TIMEOUT
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            pytest.fail(f"tempogen {' '.join(argv)}: still running after {CASE_TIMEOUT:.0f} s")
-        time.sleep(0.01)
-    code = os.waitstatus_to_exitcode(status)
-    texts = []
-    for f in (out, err):
-        f.seek(0)
-        texts.append(f.read().decode("utf-8", "backslashreplace"))
-        f.close()
-    return Result(argv, code, *texts)
+    code, out, err = run_forked(argv, cwd, env or {}, CASE_TIMEOUT)
+    return Result(argv, code, out, err)
 
 
 def snapshot(root: Path, skip: Path) -> dict[str, str]:
