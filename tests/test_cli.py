@@ -213,6 +213,7 @@ def sheet_disk_full(tmp_path_factory):
     return _disk_full_run(tmp_path_factory.mktemp("fullsheet"), BIG_SHEET)
 
 
+@pytest.mark.slow  # a build under a file-size limit
 def test_disk_full_during_video_write_leaves_nothing_half_written(video_disk_full):
     proc, out = video_disk_full
     assert proc.returncode != 0
@@ -223,11 +224,13 @@ def test_disk_full_during_video_write_leaves_nothing_half_written(video_disk_ful
     assert not (out / "manifest.jsonl").exists()
 
 
+@pytest.mark.slow  # a build under a file-size limit
 def test_disk_full_during_video_write_is_one_line(video_disk_full):
     proc, out = video_disk_full
     one_line_error(proc, "direction-0000.mp4")
 
 
+@pytest.mark.slow  # a build under a file-size limit
 def test_disk_full_during_sheet_write_is_one_line(sheet_disk_full):
     proc, out = sheet_disk_full
     line = one_line_error(proc, "sheets/direction-", ".png", "File too large")
@@ -236,6 +239,7 @@ def test_disk_full_during_sheet_write_is_one_line(sheet_disk_full):
     assert not (out / "sheets" / f"{clip}.png").exists()
 
 
+@pytest.mark.slow  # a build under a file-size limit
 def test_disk_full_during_sheet_write_leaves_no_unrecorded_video(sheet_disk_full):
     proc, out = sheet_disk_full
     assert proc.returncode != 0

@@ -377,6 +377,7 @@ def test_fuzz_captions_audit(data: st.DataObject) -> None:
 VALID_PAIR = json.dumps(PAIR_BASE).encode() + b"\n"
 
 
+@pytest.mark.slow  # a fresh process per case, loading the embedding model
 @budget(1, share=0.05)
 @given(pairs=pairs_file(), corpus=corpus_file(), top_k=st.sampled_from([1, 3, 0, -1]))
 @example(pairs=VALID_PAIR, corpus=json.dumps(CORPUS_BASE).encode() + b"\n", top_k=2)

@@ -84,6 +84,7 @@ def test_every_command_loads_its_plugins_before_reading_input(tmp_path, command)
     assert res.returncode == 2 and "missing" in res.stderr, res.stderr  # then reads its input
 
 
+@pytest.mark.slow  # three fresh processes per command
 @pytest.mark.parametrize("command", ["validate", "audit verify", "edit"])
 def test_a_manifests_plugins_run_only_when_named(tmp_path, command) -> None:
     (tmp_path / "planted.py").write_text(MARK, encoding="utf-8")
