@@ -102,9 +102,13 @@ def _as_a_fresh_interpreter() -> None:
     for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
         warnings.simplefilter("ignore", category, append=True)
     warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
-    warnings.showwarning = getattr(warnings, "_showwarning_orig", warnings.showwarning)
-    if hasattr(warnings, "_showwarnmsg_impl"):
-        warnings._showwarnmsg = warnings._showwarnmsg_impl  # type: ignore[attr-defined]
+
+    def show(message, category, filename, lineno, file=None, line=None) -> None:  # noqa: ANN001
+        """Python's own printing of a warning (pytest's recorder replaced it)."""
+        text = warnings.formatwarning(message, category, filename, lineno, line)
+        (file or sys.stderr).write(text)
+
+    warnings.showwarning = show
     for handler in list(logging.root.handlers):
         logging.root.removeHandler(handler)
 
