@@ -247,6 +247,7 @@ def with_clip(case: Case, clip: Path) -> None:
 # --- the fuzz tests ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(12)
 @given(config=config_text())
 def test_fuzz_generate_config(config: bytes) -> None:
@@ -257,6 +258,7 @@ def test_fuzz_generate_config(config: bytes) -> None:
         assert not case.out.exists()
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(10)
 @given(data=st.data())
 def test_fuzz_manifest_rows(clip: Path, data: st.DataObject) -> None:
@@ -271,6 +273,7 @@ def test_fuzz_manifest_rows(clip: Path, data: st.DataObject) -> None:
         case.run("edit", "--manifest", manifest, "--pipeline", pipeline, "--out", case.out, "-q")
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(10)
 @given(pipeline=pipeline_text())
 @example(pipeline=b"/../../../victim: [reverse]\n")  # issue 25's example of class 1
@@ -312,6 +315,7 @@ def _videott(root: Path) -> None:
     (root / "videott.json").write_text(json.dumps(videos))
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @pytest.mark.parametrize(
     "benchmark,layout",
     [("tomato", _tomato), ("vinoground", _vinoground), ("videott", _videott)],
@@ -329,6 +333,7 @@ def test_fuzz_eval_predictions(benchmark: str, layout: Callable[[Path], None]) -
     fuzz()
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(10)
 @given(data=st.data())
 def test_fuzz_eval_datasets(data: st.DataObject) -> None:
@@ -352,6 +357,7 @@ def test_fuzz_eval_datasets(data: st.DataObject) -> None:
         case.run("import", "tomato", case.root / "tomato", "--out", case.out / "m.jsonl", "-q")
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(6)
 @given(data=st.data())
 def test_fuzz_audit_validity(clip: Path, data: st.DataObject) -> None:
@@ -363,6 +369,7 @@ def test_fuzz_audit_validity(clip: Path, data: st.DataObject) -> None:
         case.run("audit", "validity", "--manifest", manifest, "--out", case.out / "v.json")
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(12)
 @given(data=st.data())
 def test_fuzz_captions_audit(data: st.DataObject) -> None:

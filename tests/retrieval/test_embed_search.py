@@ -150,6 +150,7 @@ def test_review_file_keeps_history(tmp_path: Path) -> None:
     assert path.read_text() == after
 
 
+@pytest.mark.slow  # imports torch and the sentence model library
 def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ModelNotFoundError, match="not available locally"):
         Encoder("no-such-org/no-such-model-xyz").encode(["x"])
