@@ -27,14 +27,17 @@ dataset: setup
 # its module-scoped builds are made once (loadgroup does not group under pytest 9.2); -n stays
 # out of pytest's addopts: scripts/mutate.py runs pytest itself. Tests marked serial (how fast
 # a signal stops a build) run afterwards on their own, with no other worker loading the CPU.
+# The serial run collects only the files that mark tests serial (collecting all of tests/ costs
+# about 12 s of CPU a process).
 TESTWORKERS ?= 2
+SERIAL_FILES = $(shell grep -rl --include='test_*.py' 'mark\.serial' tests)
 test: setup
 	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile -m "not serial"
-	$(PY) -m pytest -q -m serial
+	$(PY) -m pytest -q -m serial $(SERIAL_FILES)
 
 test-fast: setup
 	$(PY) -m pytest -q -n $(TESTWORKERS) --dist loadfile -m "not slow and not serial"
-	$(PY) -m pytest -q -m "serial and not slow"
+	$(PY) -m pytest -q -m "serial and not slow" $(SERIAL_FILES)
 
 # the type check: mypy, strict on the core (pyproject.toml [tool.mypy]); cache in build/mypy-cache
 quality: setup

@@ -21,6 +21,11 @@ REPO = Path(__file__).resolve().parents[1]
 SCRIPT = Path(sys.executable).parent / "tempogen"
 
 
+# The error-path tests below run the CLI's main in a forked child (``run_cli(fork=True)``,
+# milliseconds each); test_help, test_motions_lists_every_task and the disk-full runs start
+# fresh processes (the console script and ``python -m tempogen.cli``).
+
+
 def one_line_error(proc: subprocess.CompletedProcess, *needles: str) -> str:
     assert "Traceback" not in proc.stderr, proc.stderr
     assert proc.returncode == 2, (proc.returncode, proc.stderr)
@@ -50,15 +55,15 @@ def test_help():
 
 
 def test_validate_and_plugins_options_are_listed():
-    proc = run_cli("validate", "--help")
+    proc = run_cli("validate", "--help", fork=True)
     assert proc.returncode == 0 and "--plugins" in proc.stdout and "lmms_eval/" in proc.stdout
     for cmd in (["edit"], ["audit", "verify"]):
-        proc = run_cli(*cmd, "--help")
+        proc = run_cli(*cmd, "--help", fork=True)
         assert proc.returncode == 0 and "--plugins MOD[,MOD...]" in proc.stdout, cmd
 
 
 def test_plugins_must_be_module_names(tmp_path):
-    proc = run_cli("validate", str(tmp_path), "--plugins", "ok_mod,not a module")
+    proc = run_cli("validate", str(tmp_path), "--plugins", "ok_mod,not a module", fork=True)
     assert proc.returncode == 2
     assert "argument --plugins: 'not a module' is not a module name" in proc.stderr
 
@@ -66,12 +71,12 @@ def test_plugins_must_be_module_names(tmp_path):
 def test_a_broken_manifest_is_one_line_naming_file_line_and_field(tmp_path):
     manifest = write(tmp_path / "m.jsonl", '{"id": "a", "video": "a.mp4"}\n{oops\n')
     one_line_error(
-        run_cli("audit", "verify", "--manifest", str(manifest), "-q"),
+        run_cli("audit", "verify", "--manifest", str(manifest), "-q", fork=True),
         f"{manifest}:2: not valid JSON",
     )
     short = write(tmp_path / "short.jsonl", '{"id": "a", "video": "a.mp4"}\n')
     one_line_error(
-        run_cli("audit", "validity", "--manifest", str(short)),
+        run_cli("audit", "validity", "--manifest", str(short), fork=True),
         f"{short}:1: task: required field is missing",
     )
 
@@ -88,29 +93,37 @@ def test_motions_lists_every_task():
 
 
 def test_no_command_is_a_usage_error():
-    proc = run_cli()
+    proc = run_cli(fork=True)
     assert proc.returncode == 2 and "usage: tempogen" in proc.stderr
 
 
 def test_invalid_config(tmp_path):
     cfg = write(tmp_path / "bad.yaml", 'seed: 1\nfps: "fast"\n')
-    proc = run_cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
+    proc = run_cli(
+        "generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q", fork=True
+    )
     one_line_error(proc, str(cfg), "fps")
     assert not (tmp_path / "out").exists()
 
 
 def test_unknown_task(tmp_path):
     cfg = write(tmp_path / "tasks.yaml", "tasks: [count, dancing]\n")
-    proc = run_cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
+    proc = run_cli(
+        "generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q", fork=True
+    )
     one_line_error(proc, str(cfg), "tasks[1]", "dancing")
 
 
 def test_bad_yaml_and_missing_config(tmp_path):
     cfg = write(tmp_path / "syntax.yaml", "seed: 1\nsize: [64, 48]]\n")
-    proc = run_cli("generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q")
+    proc = run_cli(
+        "generate", "--config", str(cfg), "--out", str(tmp_path / "out"), "-q", fork=True
+    )
     one_line_error(proc, f"{cfg}:2: not valid YAML")
     missing = tmp_path / "missing.yaml"
-    proc = run_cli("generate", "--config", str(missing), "--out", str(tmp_path / "out"), "-q")
+    proc = run_cli(
+        "generate", "--config", str(missing), "--out", str(tmp_path / "out"), "-q", fork=True
+    )
     one_line_error(proc, str(missing))
 
 
@@ -118,14 +131,16 @@ def test_unwritable_output(tmp_path):
     cfg = write(tmp_path / "ok.yaml", "samples_per_task: 1\ntasks: [direction]\n")
     blocker = write(tmp_path / "not_a_folder", "x")
     out = blocker / "dataset"
-    proc = run_cli("generate", "--config", str(cfg), "--out", str(out), "-q")
+    proc = run_cli("generate", "--config", str(cfg), "--out", str(out), "-q", fork=True)
     one_line_error(proc, str(out))
     assert blocker.read_text() == "x"
 
 
 def test_jobs_must_be_positive(tmp_path):
     cfg = write(tmp_path / "ok.yaml", "samples_per_task: 1\n")
-    proc = run_cli("generate", "--config", str(cfg), "--out", str(tmp_path / "o"), "-j", "0")
+    proc = run_cli(
+        "generate", "--config", str(cfg), "--out", str(tmp_path / "o"), "-j", "0", fork=True
+    )
     one_line_error(proc, "-j/--jobs")
     assert not (tmp_path / "o").exists()
 
@@ -198,6 +213,7 @@ def sheet_disk_full(tmp_path_factory):
     return _disk_full_run(tmp_path_factory.mktemp("fullsheet"), BIG_SHEET)
 
 
+@pytest.mark.slow  # a build under a file-size limit
 def test_disk_full_during_video_write_leaves_nothing_half_written(video_disk_full):
     proc, out = video_disk_full
     assert proc.returncode != 0
@@ -208,11 +224,13 @@ def test_disk_full_during_video_write_leaves_nothing_half_written(video_disk_ful
     assert not (out / "manifest.jsonl").exists()
 
 
+@pytest.mark.slow  # a build under a file-size limit
 def test_disk_full_during_video_write_is_one_line(video_disk_full):
     proc, out = video_disk_full
     one_line_error(proc, "direction-0000.mp4")
 
 
+@pytest.mark.slow  # a build under a file-size limit
 def test_disk_full_during_sheet_write_is_one_line(sheet_disk_full):
     proc, out = sheet_disk_full
     line = one_line_error(proc, "sheets/direction-", ".png", "File too large")
@@ -221,6 +239,7 @@ def test_disk_full_during_sheet_write_is_one_line(sheet_disk_full):
     assert not (out / "sheets" / f"{clip}.png").exists()
 
 
+@pytest.mark.slow  # a build under a file-size limit
 def test_disk_full_during_sheet_write_leaves_no_unrecorded_video(sheet_disk_full):
     proc, out = sheet_disk_full
     assert proc.returncode != 0

@@ -60,7 +60,9 @@ def test_a_user_error_is_one_line_and_exit_2(tmp_path):
     assert "Traceback" not in proc.stderr
 
 
-def _human_render(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
+def _human_render(tmp_path: Path, *extra: str, fork: bool = True) -> subprocess.CompletedProcess:
+    """``tempogen human render`` of an 8-pose still motion: the CLI's main in a forked child
+    (milliseconds), or a fresh process without ``fork``."""
     import numpy as np
 
     motion = tmp_path / "still.npz"
@@ -68,17 +70,15 @@ def _human_render(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess:
         motion, poses=np.zeros((8, 156)), trans=np.zeros((8, 3)), betas=np.zeros(16),
         mocap_framerate=np.array(30.0),
     )  # fmt: skip
-    env = {**os.environ, "PYOPENGL_PLATFORM": "egl"}
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", "human", "render", str(motion), "--out",
-         str(tmp_path / "o.mp4"), *extra],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path, env=env,
+    return run_cli(
+        "human", "render", motion, "--out", tmp_path / "o.mp4", *extra,
+        timeout=120, cwd=tmp_path, env={"PYOPENGL_PLATFORM": "egl"}, fork=fork,
     )  # fmt: skip
 
 
 def test_a_body_model_asked_for_and_missing_is_an_error(tmp_path):
     # issue 13 item 9: not a silent fall back to the mannequin
-    proc = _human_render(tmp_path, "--body", str(tmp_path / "no_body_here"))
+    proc = _human_render(tmp_path, "--body", str(tmp_path / "no_body_here"), fork=False)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr.startswith("tempogen: error:") and "no_body_here" in proc.stderr
     assert not (tmp_path / "o.mp4").exists()
@@ -95,14 +95,18 @@ def test_a_bad_size_names_the_option(tmp_path):
 HUGE = "size: [7680, 7680]\nfps: 240\nduration: [600, 600]\n"
 
 
-def _tempogen(tmp_path: Path, *args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+def _tempogen(
+    tmp_path: Path, *args: str, timeout: float = 60, fork: bool = True
+) -> subprocess.CompletedProcess:
+    """The CLI from ``tmp_path`` without TEMPOGEN_ALLOW_LARGE: in a forked child (milliseconds),
+    or a fresh process without ``fork``."""
     env = {"PYOPENGL_PLATFORM": "egl", "TEMPOGEN_ALLOW_LARGE": None}
-    return run_cli(*args, timeout=timeout, cwd=tmp_path, env=env)
+    return run_cli(*args, timeout=timeout, cwd=tmp_path, env=env, fork=fork)
 
 
 def test_a_huge_config_is_refused_at_once_with_its_estimate(tmp_path):
     (tmp_path / "huge.yaml").write_text(HUGE)
-    proc = _tempogen(tmp_path, "generate", "--config", "huge.yaml", "--out", "o", "-q")
+    proc = _tempogen(tmp_path, "generate", "--config", "huge.yaml", "--out", "o", "-q", fork=False)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert proc.stderr.startswith("tempogen: error: huge.yaml: about ")
     assert "frames of 7680x7680" in proc.stderr and "of one core's time" in proc.stderr

@@ -15,17 +15,13 @@ per command with a random seed (RELIABILITY.md records such a run)."""
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
-import time
-import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,6 +44,7 @@ from fuzz_strategies import (
 )
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
+from kit import run_forked
 
 # The command modules, imported once here so every forked case reuses them (no torch: it
 # comes in a child only, for retrieve; nothing here starts a thread).
@@ -110,55 +107,8 @@ def run_cli(argv: list[str], cwd: Path, env: dict[str, str] | None = None) -> Re
         )  # fmt: skip
         decode = lambda b: b.decode("utf-8", "backslashreplace")  # noqa: E731
         return Result(argv, proc.returncode, decode(proc.stdout), decode(proc.stderr))
-    out = tempfile.TemporaryFile()
-    err = tempfile.TemporaryFile()
-    pid = os.fork()
-    if pid == 0:  # the child: never returns into pytest
-        code = 1
-        try:
-            os.chdir(cwd)
-            os.environ.update(env or {})
-            os.dup2(out.fileno(), 1)
-            os.dup2(err.fileno(), 2)
-            sys.stdout = io.TextIOWrapper(os.fdopen(1, "wb", closefd=False), write_through=True)
-            sys.stderr = io.TextIOWrapper(
-                os.fdopen(2, "wb", closefd=False), write_through=True, errors="backslashreplace"
-            )
-            sys.stdin = io.StringIO("")
-            try:
-                from tempogen.cli import main
-
-                code = main(argv)
-            except SystemExit as exc:
-                if exc.code is None or isinstance(exc.code, int):
-                    code = exc.code or 0
-                else:
-                    print(exc.code, file=sys.stderr)
-                    code = 1
-            except BaseException:  # what the interpreter would do with it
-                traceback.print_exc()
-                code = 1
-            sys.stdout.flush()
-            sys.stderr.flush()
-        finally:
-            os._exit(code if isinstance(code, int) else 1)
-    deadline = time.monotonic() + CASE_TIMEOUT
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            pytest.fail(f"tempogen {' '.join(argv)}: still running after {CASE_TIMEOUT:.0f} s")
-        time.sleep(0.01)
-    code = os.waitstatus_to_exitcode(status)
-    texts = []
-    for f in (out, err):
-        f.seek(0)
-        texts.append(f.read().decode("utf-8", "backslashreplace"))
-        f.close()
-    return Result(argv, code, *texts)
+    code, out, err = run_forked(argv, cwd, env or {}, CASE_TIMEOUT)
+    return Result(argv, code, out, err)
 
 
 def snapshot(root: Path, skip: Path) -> dict[str, str]:
@@ -297,6 +247,7 @@ def with_clip(case: Case, clip: Path) -> None:
 # --- the fuzz tests ---------------------------------------------------------------------------
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(12)
 @given(config=config_text())
 def test_fuzz_generate_config(config: bytes) -> None:
@@ -307,6 +258,7 @@ def test_fuzz_generate_config(config: bytes) -> None:
         assert not case.out.exists()
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(10)
 @given(data=st.data())
 def test_fuzz_manifest_rows(clip: Path, data: st.DataObject) -> None:
@@ -321,6 +273,7 @@ def test_fuzz_manifest_rows(clip: Path, data: st.DataObject) -> None:
         case.run("edit", "--manifest", manifest, "--pipeline", pipeline, "--out", case.out, "-q")
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(10)
 @given(pipeline=pipeline_text())
 @example(pipeline=b"/../../../victim: [reverse]\n")  # issue 25's example of class 1
@@ -362,6 +315,7 @@ def _videott(root: Path) -> None:
     (root / "videott.json").write_text(json.dumps(videos))
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @pytest.mark.parametrize(
     "benchmark,layout",
     [("tomato", _tomato), ("vinoground", _vinoground), ("videott", _videott)],
@@ -379,6 +333,7 @@ def test_fuzz_eval_predictions(benchmark: str, layout: Callable[[Path], None]) -
     fuzz()
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(10)
 @given(data=st.data())
 def test_fuzz_eval_datasets(data: st.DataObject) -> None:
@@ -402,6 +357,7 @@ def test_fuzz_eval_datasets(data: st.DataObject) -> None:
         case.run("import", "tomato", case.root / "tomato", "--out", case.out / "m.jsonl", "-q")
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(6)
 @given(data=st.data())
 def test_fuzz_audit_validity(clip: Path, data: st.DataObject) -> None:
@@ -413,6 +369,7 @@ def test_fuzz_audit_validity(clip: Path, data: st.DataObject) -> None:
         case.run("audit", "validity", "--manifest", manifest, "--out", case.out / "v.json")
 
 
+@pytest.mark.slow  # fuzzing: make test runs it; make test-fast keeps the harness checks
 @budget(12)
 @given(data=st.data())
 def test_fuzz_captions_audit(data: st.DataObject) -> None:
@@ -427,6 +384,7 @@ def test_fuzz_captions_audit(data: st.DataObject) -> None:
 VALID_PAIR = json.dumps(PAIR_BASE).encode() + b"\n"
 
 
+@pytest.mark.slow  # a fresh process per case, loading the embedding model
 @budget(1, share=0.05)
 @given(pairs=pairs_file(), corpus=corpus_file(), top_k=st.sampled_from([1, 3, 0, -1]))
 @example(pairs=VALID_PAIR, corpus=json.dumps(CORPUS_BASE).encode() + b"\n", top_k=2)

@@ -12,6 +12,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 PYPROJECT = """\
@@ -59,6 +61,7 @@ def _project(tmp_path: Path) -> Path:
     return root
 
 
+@pytest.mark.slow  # the mutation driver end to end (pytest per mutant)
 def test_driver_kills_tested_mutants_and_reports_the_planted_survivor(tmp_path):
     root = _project(tmp_path)
     out = tmp_path / "mutate.json"

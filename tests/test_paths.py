@@ -20,6 +20,13 @@ TINY += "tasks: [direction]\nvariants: {share: 0}\nvinoground: {pairs: 0}\n"
 TINY += "retrieval: {pairs: 0}\nshortcuts: 'off'\n"
 
 
+def forked(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    """The CLI's main in a child forked from this process (milliseconds, not seconds of
+    imports); test_replace_deletes_only_what_a_build_wrote and the human render keep a fresh
+    process."""
+    return tempogen(*args, fork=True)
+
+
 def refused(r: subprocess.CompletedProcess[str], *places: str) -> None:
     """Exit 2, no traceback, one message naming every place."""
     assert r.returncode == 2, (r.returncode, r.stderr[-1500:])
@@ -72,7 +79,7 @@ def files(root: Path) -> dict[str, bytes]:
 def test_edit_refuses_a_record_id_that_is_no_safe_name(tmp_path: Path, rid: object) -> None:
     deep = tmp_path / "a" / "b" / "c"
     m = manifest(deep / "in", [record("ok"), {**record("x"), "id": rid}])
-    r = tempogen("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", deep / "o")
+    r = forked("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", deep / "o")
     refused(r, f"{m}:2", "id")
     assert not [p for p in tmp_path.rglob("*ESCAPED*")], "wrote outside --out"
     assert not (deep / "o" / "manifest.jsonl").exists()
@@ -83,7 +90,7 @@ def test_edit_refuses_a_variant_name_that_is_no_safe_name(tmp_path: Path) -> Non
     victim.write_text("mine")
     m = manifest(tmp_path / "in", [record("a")])
     p = pipeline(tmp_path, "ok: [reverse]\n/../../../victim: [reverse]\n")
-    r = tempogen("edit", "--manifest", m, "--pipeline", p, "--out", tmp_path / "o" / "x")
+    r = forked("edit", "--manifest", m, "--pipeline", p, "--out", tmp_path / "o" / "x")
     refused(r, f"{p}:2", "variant name")
     assert victim.read_text() == "mine"
     assert not (tmp_path / "o" / "x" / "manifest.jsonl").exists()
@@ -91,7 +98,7 @@ def test_edit_refuses_a_variant_name_that_is_no_safe_name(tmp_path: Path) -> Non
 
 def test_edit_refuses_two_records_with_one_id(tmp_path: Path) -> None:
     m = manifest(tmp_path / "in", [record("a"), record("b"), record("a", "left")])
-    r = tempogen("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", tmp_path / "o")
+    r = forked("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", tmp_path / "o")
     refused(r, f"{m}:3", "line 1", "'a'")
 
 
@@ -99,7 +106,7 @@ def test_import_tomato_names_the_entry_whose_id_is_no_safe_name(tmp_path: Path) 
     folder = _tomato(tmp_path)
     data = folder / "data" / "count.json"
     data.write_text(data.read_text().replace('"0"', '"../../ESC"'))  # the question's id
-    r = tempogen("import", "tomato", folder, "-q")
+    r = forked("import", "tomato", folder, "-q")
     refused(r, f"{data}:2", "question id")
     assert not (folder / "manifest.jsonl").exists()
 
@@ -111,7 +118,7 @@ def test_captions_audit_report_over_its_input_is_refused(tmp_path: Path) -> None
         json.dumps({"pos": "a dog runs and then jumps", "neg": "a dog jumps and then runs"}) + "\n"
     )
     before = pairs.read_bytes()
-    r = tempogen("captions", "audit", pairs, "--report", pairs, "--near-dup", "off")
+    r = forked("captions", "audit", pairs, "--report", pairs, "--near-dup", "off")
     refused(r, "--report", "pairs.jsonl")
     assert pairs.read_bytes() == before
 
@@ -129,25 +136,25 @@ def _tomato(tmp: Path) -> Path:
 
 def test_audit_validity_and_eval_out_over_their_inputs_are_refused(tmp_path: Path) -> None:
     folder = _tomato(tmp_path)
-    assert tempogen("import", "tomato", folder, "-q").returncode == 0
+    assert forked("import", "tomato", folder, "-q").returncode == 0
     m = folder / "manifest.jsonl"
     before = m.read_bytes()
-    refused(tempogen("audit", "validity", "--manifest", m, "--out", m), "--out", "manifest.jsonl")
+    refused(forked("audit", "validity", "--manifest", m, "--out", m), "--out", "manifest.jsonl")
     assert m.read_bytes() == before
     preds = tmp_path / "preds.jsonl"
     preds.write_text(json.dumps({"task": "count", "id": "0", "response": "B"}) + "\n")
     kept = preds.read_bytes()
-    r = tempogen("eval", "tomato", "--dataset", folder, "--predictions", preds, "--out", preds)
+    r = forked("eval", "tomato", "--dataset", folder, "--predictions", preds, "--out", preds)
     refused(r, "--out", "preds.jsonl")
     assert preds.read_bytes() == kept
     data = folder / "data" / "count.json"
     kept = data.read_bytes()
-    r = tempogen("eval", "tomato", "--dataset", folder, "--predictions", preds, "--out", data)
+    r = forked("eval", "tomato", "--dataset", folder, "--predictions", preds, "--out", data)
     refused(r, "--out", "count.json")
     assert data.read_bytes() == kept
     scores = folder / "scores.json"  # an output of its own, written again by a rerun: fine
     for _ in range(2):
-        r = tempogen("eval", "tomato", "--dataset", folder, "--predictions", preds, "--out", scores)
+        r = forked("eval", "tomato", "--dataset", folder, "--predictions", preds, "--out", scores)
         assert r.returncode == 0, r.stderr
 
 
@@ -176,7 +183,7 @@ def test_edit_refuses_a_folder_generate_built(tmp_path: Path) -> None:
     (built / "manifest.jsonl").write_text("".join(f'{{"id": "r{i}"}}\n' for i in range(9)))
     before = files(built)
     m = manifest(tmp_path / "in", [record("a")])
-    r = tempogen("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", built)
+    r = forked("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", built)
     refused(r, str(built), "tempogen generate")
     assert files(built) == before
 
@@ -186,7 +193,7 @@ def test_edit_refuses_a_folder_of_the_users_own(tmp_path: Path) -> None:
     mine.mkdir()
     (mine / "manifest.jsonl").write_text('{"id": "keep"}\n')
     m = manifest(tmp_path / "in", [record("a")])
-    r = tempogen("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", mine)
+    r = forked("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", mine)
     refused(r, str(mine), "manifest.jsonl")
     assert (mine / "manifest.jsonl").read_text() == '{"id": "keep"}\n'
 
@@ -196,13 +203,13 @@ def test_a_second_edit_run_keeps_the_first_runs_rows(tmp_path: Path) -> None:
     p = pipeline(tmp_path)
     first = manifest(tmp_path / "in", [record("a")], "first.jsonl")
     second = manifest(tmp_path / "in", [record("b")], "second.jsonl")
-    assert tempogen("edit", "--manifest", first, "--pipeline", p, "--out", out).returncode == 0
-    r = tempogen("edit", "--manifest", second, "--pipeline", p, "--out", out)
+    assert forked("edit", "--manifest", first, "--pipeline", p, "--out", out).returncode == 0
+    r = forked("edit", "--manifest", second, "--pipeline", p, "--out", out)
     assert r.returncode == 0, r.stderr
     rows = [json.loads(line) for line in (out / "manifest.jsonl").read_text().splitlines()]
     assert [row["id"] for row in rows] == ["a~mirror", "b~mirror"]
     again = (out / "manifest.jsonl").read_bytes()
-    assert tempogen("edit", "--manifest", second, "--pipeline", p, "--out", out).returncode == 0
+    assert forked("edit", "--manifest", second, "--pipeline", p, "--out", out).returncode == 0
     assert (out / "manifest.jsonl").read_bytes() == again, "a rerun changes nothing"
 
 
@@ -214,15 +221,15 @@ def test_generate_refuses_a_folder_it_did_not_build(tmp_path: Path) -> None:
     (mine / "index.html").write_text("<h1>my page</h1>")
     (mine / "manifest.jsonl").write_text('{"id": "mine"}\n')
     before = files(mine)
-    r = tempogen("generate", "--config", config, "--out", mine, "-q", "-j", "1")
+    r = forked("generate", "--config", config, "--out", mine, "-q", "-j", "1")
     refused(r, str(mine), "index.html", "manifest.jsonl")
     assert files(mine) == before
     edited = tmp_path / "edits"  # nor a folder `tempogen edit` owns
     m = manifest(tmp_path / "in", [record("a")])
-    r = tempogen("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", edited)
+    r = forked("edit", "--manifest", m, "--pipeline", pipeline(tmp_path), "--out", edited)
     assert r.returncode == 0, r.stderr
     before = files(edited)
-    r = tempogen("generate", "--config", config, "--out", edited, "-q", "-j", "1")
+    r = forked("generate", "--config", config, "--out", edited, "-q", "-j", "1")
     refused(r, str(edited), "tempogen edit")
     assert files(edited) == before
 
@@ -253,15 +260,15 @@ def test_edit_cache_sees_a_user_records_video_and_labels(tmp_path: Path) -> None
     out = tmp_path / "o"
     p = pipeline(tmp_path)
     m = manifest(src, [record("a", "right")])
-    assert tempogen("edit", "--manifest", m, "--pipeline", p, "--out", out).returncode == 0
+    assert forked("edit", "--manifest", m, "--pipeline", p, "--out", out).returncode == 0
     row = json.loads((out / "manifest.jsonl").read_text())
     assert row["labels"]["direction"] == ["left"]
     video = (out / row["video"]).read_bytes()
     clip(src / "a.mp4", shade=90)  # the user re-recorded the clip
-    assert tempogen("edit", "--manifest", m, "--pipeline", p, "--out", out).returncode == 0
+    assert forked("edit", "--manifest", m, "--pipeline", p, "--out", out).returncode == 0
     assert (out / row["video"]).read_bytes() != video, "an old clip reused for a new video"
     manifest(src, [record("a", "left")], "m.jsonl")  # and corrected the label
-    assert tempogen("edit", "--manifest", m, "--pipeline", p, "--out", out).returncode == 0
+    assert forked("edit", "--manifest", m, "--pipeline", p, "--out", out).returncode == 0
     row = json.loads((out / "manifest.jsonl").read_text())
     assert row["labels"]["direction"] == ["right"], "an old answer reused for new labels"
 

@@ -76,7 +76,11 @@ COMMANDS = {
 }
 
 
-@pytest.mark.parametrize("command", list(COMMANDS))
+# the first command always; the others in the slow run (make test runs every one)
+@pytest.mark.parametrize(
+    "command",
+    [c if i == 0 else pytest.param(c, marks=pytest.mark.slow) for i, c in enumerate(COMMANDS)],
+)
 def test_every_command_loads_its_plugins_before_reading_input(tmp_path, command) -> None:
     (tmp_path / "mark_plugin.py").write_text(MARK, encoding="utf-8")
     res = tempogen(tmp_path, *COMMANDS[command], "--plugins", "mark_plugin")
@@ -84,6 +88,7 @@ def test_every_command_loads_its_plugins_before_reading_input(tmp_path, command)
     assert res.returncode == 2 and "missing" in res.stderr, res.stderr  # then reads its input
 
 
+@pytest.mark.slow  # three fresh processes per command
 @pytest.mark.parametrize("command", ["validate", "audit verify", "edit"])
 def test_a_manifests_plugins_run_only_when_named(tmp_path, command) -> None:
     (tmp_path / "planted.py").write_text(MARK, encoding="utf-8")

@@ -14,7 +14,10 @@ import pytest
 import ray  # the ray extra (in dev): pip install -e '.[dev]'; a missing one fails, not skips
 from kit import build_files, differing
 
-pytestmark = pytest.mark.usefixtures("one_ray_cluster")  # one cluster at a time
+pytestmark = [
+    pytest.mark.usefixtures("one_ray_cluster"),  # one cluster at a time
+    pytest.mark.slow,  # a Ray cluster and a build: make test runs it, make test-fast does not
+]
 
 
 @pytest.fixture(scope="module")

@@ -78,7 +78,7 @@ def test_unknown_names_through_the_cli(tmp_path: Path) -> None:
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert f"{tmp_path / 'c.yaml'}: motions[1]: unknown motion 'nope'; known: " in res.stderr
     res = kit.tempogen("eval", "run", "--dataset", tmp_path, "--set", "hf", "--endpoint",
-                       "http://127.0.0.1:9", "--model", "m")  # fmt: skip
+                       "http://127.0.0.1:9", "--model", "m", fork=True)  # fmt: skip
     assert res.returncode == 2 and "Traceback" not in res.stderr
     assert "eval run: --set: unknown format 'hf'; known: tomato, vinoground, videott, all" in (
         res.stderr

@@ -84,6 +84,7 @@ def _unlocked(out: Path) -> bool:
         os.close(fd)
 
 
+@pytest.mark.slow  # the shared small build, then three builds: make test runs it
 def test_sigterm_and_ctrl_c_stop_cleanly_and_a_rerun_resumes(
     tmp_path: Path, small_build: Path, small_build_config: dict
 ) -> None:

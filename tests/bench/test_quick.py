@@ -25,6 +25,7 @@ def test_make_bench_quick_runs_every_bench(name: str, tmp_path) -> None:
     run_quick(name, tmp_path)
 
 
+@pytest.mark.slow  # a bench run end to end
 def test_gpu_frame_dump_is_deterministic_and_compares(tmp_path) -> None:
     """scripts/device/dump_frames.py (the GPU comparison): one GL gives identical frames."""
     script = ROOT / "scripts" / "device" / "dump_frames.py"

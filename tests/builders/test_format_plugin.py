@@ -14,6 +14,9 @@ import kit
 import pytest
 from openai_server import ChatHandler, ChatServer, running
 
+# generate, validate, eval and eval run, each a fresh process over a build: end to end
+pytestmark = pytest.mark.slow
+
 PLUGIN = '''
 """A plugin format: every question as one CSV row, plus one answer file per clip."""
 import csv

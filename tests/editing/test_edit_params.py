@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
 import pytest
+from kit import run_cli
 
 from tempogen.editing.ops import base
 from tempogen.errors import EditError
@@ -31,13 +31,17 @@ def manifest(tmp_path_factory) -> Path:
     return d / "m.jsonl"
 
 
-def _edit(manifest: Path, tmp_path: Path, op: str) -> subprocess.CompletedProcess[str]:
+def _edit(
+    manifest: Path, tmp_path: Path, op: str, fork: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``tempogen edit`` of ``manifest`` with the one-op pipeline ``op``: a fresh process, or
+    (``fork``) the CLI's ``main`` in a child forked from this one (milliseconds, not seconds of
+    imports; the frame-limit tests below keep the fresh process)."""
     pipe = tmp_path / "pipe.yaml"
     pipe.write_text(f"- {op}\n")
-    return subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", "edit", "--manifest", str(manifest),
-         "--pipeline", str(pipe), "--out", str(tmp_path / "out"), "-q"],
-        cwd=REPO, capture_output=True, text=True, timeout=30,
+    return run_cli(
+        "edit", "--manifest", manifest, "--pipeline", pipe, "--out", tmp_path / "out", "-q",
+        cwd=REPO, timeout=30, fork=fork,
     )  # fmt: skip
 
 
@@ -82,7 +86,7 @@ def _named(op: str, param: str) -> str:
 
 @pytest.mark.parametrize(("op", "param"), BAD, ids=[b[0] for b in BAD])
 def test_a_bad_parameter_names_file_op_and_parameter(manifest, tmp_path, op, param) -> None:
-    proc = _edit(manifest, tmp_path, op)
+    proc = _edit(manifest, tmp_path, op, fork=True)
     assert proc.returncode == 2, proc.stderr[-2000:]
     assert "Traceback" not in proc.stderr
     assert _named(op, param) in proc.stderr, proc.stderr

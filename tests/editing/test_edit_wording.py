@@ -473,7 +473,7 @@ def test_tempogen_edit_refuses_a_reversed_before_it_stops(tmp_path, plugin) -> N
     config.write_text(
         "seed: 3\nsize: [160, 90]\nfps: 10\nduration: [4, 4]\nsamples_per_task: 1\n"
         "tasks: [direction]\nplugins: [wording_zigzag]\nmotions: [zigzag_stop]\n"
-        "variants: {share: 0}\n",
+        "variants: {share: 0}\nvinoground: {pairs: 0}\nretrieval: {pairs: 0}\nshortcuts: 'off'\n",
         encoding="utf-8",
     )
     res = _tempogen(

@@ -10,8 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import smplx
-import torch
 import trimesh
 from scipy.spatial import cKDTree
 from scipy.spatial.transform import Rotation
@@ -95,6 +93,9 @@ def test_shipped_file_is_plain_smpl_format():
 
 
 def test_shipped_file_loads_through_smplx_create():
+    import smplx  # torch: imported by the tests that run it, not at collection (seconds)
+    import torch
+
     d = shipped()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
@@ -192,6 +193,8 @@ def test_fast_skinning_matches_smplx_forward():
 
 
 def _smplx_forward(module, poses, trans, betas):
+    import torch
+
     n = len(poses)
     b = np.zeros((n, module.num_betas))
     b[:, : len(betas)] = betas

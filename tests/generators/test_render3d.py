@@ -232,6 +232,7 @@ print(gl_info()["renderer"], "same" if np.array_equal(parent, child) else "diffe
 """
 
 
+@pytest.mark.slow  # fresh processes that render
 def test_forked_worker_renders_after_the_parent_did():
     """llvmpipe without rasteriser threads (LP_NUM_THREADS=0, the default ensure_gl sets)
     survives fork: a forked worker renders what its parent rendered."""
@@ -260,6 +261,7 @@ with mp.get_context("fork").Pool(1) as pool:
 """
 
 
+@pytest.mark.slow  # fresh processes that render
 def test_forked_worker_after_threaded_llvmpipe_fails_clearly_not_hangs():
     code = FORK_AFTER_THREADS.format(here=str(Path(__file__).parent))
     env = {**os.environ, **LLVMPIPE, "LP_NUM_THREADS": "2"}

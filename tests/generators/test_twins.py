@@ -110,7 +110,15 @@ def twin_looks(motion: str, seed: int = 7) -> tuple[dict[str, Any], dict[str, An
     return _look(a), _look(b), a.labels().query.fact, b.labels().query.fact
 
 
-@pytest.mark.parametrize("motion", sorted(set(MOTIONS) - NO_TWINS))
+# 3D people cost seconds each: the first always, the others in the slow run (make test)
+HUMANS = sorted(m for m in set(MOTIONS) - NO_TWINS if MOTIONS[m].renderer == "human")
+TWINNED = [
+    pytest.param(m, marks=pytest.mark.slow) if m in HUMANS[1:] else m
+    for m in sorted(set(MOTIONS) - NO_TWINS)
+]
+
+
+@pytest.mark.parametrize("motion", TWINNED)
 def test_twin_looks_like_its_original(motion: str) -> None:
     """Same objects, colours, shapes, sizes, people, scenery words and question; the answer
     differs (its certificate is the twin's: make_scene refuses a wrong one)."""

@@ -247,7 +247,10 @@ def test_prefix_filter_finds_exactly_what_brute_force_finds():
         NearDuplicateIndex(pairs, 0)
 
 
-@pytest.mark.parametrize(("seed", "mode", "n"), [(0, "embedding", 300), (1, "jaccard", 600)])
+@pytest.mark.parametrize(
+    ("seed", "mode", "n"),
+    [pytest.param(0, "embedding", 300, marks=pytest.mark.slow), (1, "jaccard", 600)],
+)  # the embedding case loads the model: make test runs it, make test-fast does not
 def test_offline_pairs_all_pass_and_carry_the_suggested_labels(seed, mode, n):
     pairs = offline_pairs(n, seed=seed, near_dup=mode)
     verdicts = audit_pairs(pairs, near_dup=mode)

@@ -1,5 +1,7 @@
 """Bad caption, pair, corpus and label files through `tempogen captions`, `retrieve` and
-`audit captions-eval`: each is exit 2 naming the file and line, never a traceback (issue 25)."""
+`audit captions-eval`: each is exit 2 naming the file and line, never a traceback (issue 25).
+The caption cases run the CLI in a forked child (``run_cli(fork=True)``); a missing file and
+every ``retrieve`` case (torch) run it as a fresh process."""
 
 from __future__ import annotations
 
@@ -41,9 +43,11 @@ def test_a_bad_pairs_file_names_file_and_line(command, name, data, where, what, 
     f.write_bytes(data)
     out = tmp_path / "out.jsonl"
     if command == "generate":
-        proc = run_cli("captions", "generate", "--source", str(f), "--out", str(out))
+        proc = run_cli("captions", "generate", "--source", str(f), "--out", str(out), fork=True)
     else:
-        proc = run_cli("captions", "audit", str(f), "--near-dup", "off", "--report", str(out))
+        proc = run_cli(
+            "captions", "audit", str(f), "--near-dup", "off", "--report", str(out), fork=True
+        )
     _refused(proc, f"{f}{where}", what)
     assert not out.exists()
 
@@ -60,7 +64,9 @@ def test_a_bad_pairs_file_names_file_and_line(command, name, data, where, what, 
 )
 def test_pair_counts_are_bounded_up_front(n, say, tmp_path):
     out = tmp_path / "p.jsonl"
-    proc = run_cli("captions", "generate", "--source", "offline", "-n", n, "--out", str(out))
+    proc = run_cli(
+        "captions", "generate", "--source", "offline", "-n", n, "--out", str(out), fork=True
+    )
     assert say in _refused(proc)
     assert not out.exists()
 
@@ -138,7 +144,7 @@ def test_retrieve_a_malformed_library_row_names_file_and_line(row, what, tmp_pat
 def test_audit_captions_eval_names_the_bad_labelled_row(data, where, what, tmp_path):
     f = tmp_path / "labelled.jsonl"
     f.write_bytes(data)
-    proc = run_cli("audit", "captions-eval", "--labelled", str(f), "--near-dup", "off")
+    proc = run_cli("audit", "captions-eval", "--labelled", str(f), "--near-dup", "off", fork=True)
     _refused(proc, f"{f}{where}", what)
 
 

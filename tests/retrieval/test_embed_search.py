@@ -54,6 +54,7 @@ def encoder() -> Encoder:
     return Encoder()
 
 
+@pytest.mark.slow  # loads the embedding model
 def test_embeddings_normalized_and_deduplicated(encoder: Encoder) -> None:
     emb = encoder.encode(["a dog runs", "a cat sleeps", "a dog runs"])
     assert emb.dtype == np.float32 and emb.shape == (3, 384)
@@ -64,6 +65,7 @@ def test_embeddings_normalized_and_deduplicated(encoder: Encoder) -> None:
     np.testing.assert_allclose(emb[1], ref[0], atol=1e-5)
 
 
+@pytest.mark.slow  # loads the embedding model
 def test_paraphrase_found_in_top20(encoder: Encoder, tmp_path: Path) -> None:
     corpus = synthetic_corpus()
     rows = retrieve([(PARAPHRASE, "a dog is kicking a red ball at the beach")], corpus, encoder)
@@ -90,6 +92,7 @@ def test_paraphrase_found_in_top20(encoder: Encoder, tmp_path: Path) -> None:
     assert out.read_text().count("\n") == 1
 
 
+@pytest.mark.slow  # loads the embedding model
 def test_cache_second_run_faster_and_identical(encoder: Encoder, tmp_path: Path) -> None:
     corpus = synthetic_corpus(600, seed=1)
     t0 = time.perf_counter()
@@ -147,6 +150,7 @@ def test_review_file_keeps_history(tmp_path: Path) -> None:
     assert path.read_text() == after
 
 
+@pytest.mark.slow  # imports torch and the sentence model library
 def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(ModelNotFoundError, match="not available locally"):
         Encoder("no-such-org/no-such-model-xyz").encode(["x"])
@@ -156,6 +160,7 @@ def test_unknown_model_is_a_clear_error(tmp_path: Path) -> None:
         Encoder(not_a_folder)
 
 
+@pytest.mark.slow  # loads the embedding model
 def test_onnx_backend_matches_plain_fp32_and_needs_no_torch() -> None:
     """The default backend: same vectors as sentence-transformers (fp32), same tokens, and a
     fresh process encodes from the cached export without importing torch."""
@@ -177,6 +182,7 @@ def test_onnx_backend_matches_plain_fp32_and_needs_no_torch() -> None:
     assert run.stdout.split() == ["(1,", "384)", "False"], run.stderr
 
 
+@pytest.mark.slow  # loads the embedding model
 def test_int8_backends_are_close_but_not_exact() -> None:
     texts = [e.caption for e in synthetic_corpus(100, seed=5)]
     ref = Encoder(backend="onnx").encode(texts)
@@ -199,6 +205,7 @@ def test_onnx_export_is_written_once_and_reused(tmp_path: Path) -> None:
     assert path.stat().st_mtime_ns == stamp and not list(tmp_path.glob("*/.*.tmp"))
 
 
+@pytest.mark.slow  # loads the embedding model
 def test_encode_cached_reuses_the_file(encoder: Encoder, tmp_path: Path) -> None:
     texts = ["a dog runs then sits", "a cat sleeps", "a dog runs then sits"]
     first = encoder.encode_cached(texts, tmp_path)

@@ -160,7 +160,7 @@ def reported(rendered, tmp_path_factory) -> tuple[Path, dict[str, int], list[str
         lines[name] = len(out)
     path = root / "bad.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in out), encoding="utf-8")
-    res = run_cli("validate", path)
+    res = run_cli("validate", path, fork=True)
     return path, lines, res.stderr.splitlines(), res.returncode
 
 
@@ -202,11 +202,11 @@ def test_an_uncertified_row_keeps_its_disagreeing_certificate(rendered, tmp_path
     r = json.loads(json.dumps(rows[1]))
     r["certificate"].update(ok=False, sampled=_value_of_other(r))
     (root / "one.jsonl").write_text(json.dumps(r) + "\n", encoding="utf-8")
-    res = run_cli("validate", root / "one.jsonl")
+    res = run_cli("validate", root / "one.jsonl", fork=True)
     assert res.returncode == 0, res.stderr
     r["labels"]["answer"] = _value_of_other(r)
     (root / "one.jsonl").write_text(json.dumps(r) + "\n", encoding="utf-8")
-    res = run_cli("validate", root / "one.jsonl")
+    res = run_cli("validate", root / "one.jsonl", fork=True)
     assert res.returncode == 2 and f"{root / 'one.jsonl'}:1: labels.answer: " in res.stderr
 
 
@@ -219,7 +219,7 @@ def test_videos_elsewhere_are_allowed_by_name(rendered, tmp_path) -> None:
              for r in rows]  # fmt: skip
     manifest = tmp_path / "m" / "manifest.jsonl"
     manifest.write_text("".join(json.dumps(r) + "\n" for r in moved), encoding="utf-8")
-    res = run_cli("validate", manifest)
+    res = run_cli("validate", manifest, fork=True)
     assert res.returncode == 2 and "leaves the dataset folder" in res.stderr
-    res = run_cli("validate", manifest, "--videos-under", tmp_path / "store")
+    res = run_cli("validate", manifest, "--videos-under", tmp_path / "store", fork=True)
     assert res.returncode == 0, res.stderr

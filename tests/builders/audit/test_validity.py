@@ -230,6 +230,7 @@ def generated_rows() -> list[dict]:
     return rows
 
 
+@pytest.mark.slow  # generates and scores clips
 def test_generated_questions_are_temporal(generated_rows):
     rep = validity_report(generated_rows, seed=0)
     o = rep["overall"]

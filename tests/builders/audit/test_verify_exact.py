@@ -68,6 +68,7 @@ def _declared_rows(rows: list[dict]) -> list[dict]:
     ]
 
 
+@pytest.mark.slow  # a build, then audit verify reads its pixels
 def test_one_wrong_answer_fails_by_default_naming_the_row(built) -> None:
     """The report's case: one answer flipped among 120 rows was 119/120 and exit 0."""
     ds, rows = built
@@ -83,6 +84,7 @@ def test_one_wrong_answer_fails_by_default_naming_the_row(built) -> None:
     ]
 
 
+@pytest.mark.slow  # a build, then audit verify reads its pixels
 def test_a_lower_pass_mark_is_explicit(built) -> None:
     ds, rows = built
     bad, victim, _ = _flipped(rows)
@@ -114,6 +116,7 @@ def test_bad_pass_marks_and_counts_are_usage_errors(tmp_path, option, value, say
     assert "Traceback" not in res.stderr
 
 
+@pytest.mark.slow  # a build, then audit verify reads its pixels
 def test_declared_rows_are_listed_apart_never_agreed(built) -> None:
     ds, rows = built
     path = _write(ds / "declared.jsonl", rows + _declared_rows(rows))
@@ -128,6 +131,7 @@ def test_declared_rows_are_listed_apart_never_agreed(built) -> None:
     ]
 
 
+@pytest.mark.slow  # a build, then audit verify reads its pixels
 def test_declared_rows_do_not_hide_a_disagreement(built) -> None:
     """Declared rows neither raise the agreement nor count towards the pass mark."""
     ds, rows = built
@@ -140,6 +144,7 @@ def test_declared_rows_do_not_hide_a_disagreement(built) -> None:
     )
 
 
+@pytest.mark.slow  # a build, then audit verify reads its pixels
 def test_only_declared_rows_verify_nothing(built) -> None:
     ds, rows = built
     path = _write(ds / "only.jsonl", _declared_rows(rows))

@@ -40,6 +40,7 @@ def front_matter(readme: Path) -> dict:
     return yaml.safe_load(text.split("---\n")[1])
 
 
+@pytest.mark.slow  # the datasets library loads the export
 def test_load_dataset_from_folder(built, tmp_path, offline) -> None:
     import datasets
 

@@ -98,6 +98,7 @@ def rows() -> list[dict]:
     )
 
 
+@pytest.mark.slow  # renders every generated clip
 def test_every_generated_clip_gets_five_consistent_questions(rows) -> None:
     facts = set()
     for row in rows:

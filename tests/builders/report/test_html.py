@@ -8,6 +8,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote
 
+import pytest
 from headless import Browser
 
 from tempogen.builders.report.html import write_index
@@ -162,6 +163,7 @@ def test_filters_cover_every_card_and_count_it(manifest):
     assert not {k for k, _ in again.boxes} & {"encoding", "pair"}
 
 
+@pytest.mark.slow  # a headless browser: make test runs it, make test-fast does not
 def test_filters_answers_and_clips_work_in_headless_chromium(manifest, tmp_path):
     root, rows = _browse_rows(manifest)
     page = root / "index.html"
