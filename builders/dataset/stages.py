@@ -17,7 +17,7 @@ from tempogen.errors import CertificationError
 from tempogen.executor import Executor
 from tempogen.generators.build import plan, render_all
 from tempogen.io import write_json
-from tempogen.manifest import Row, write_manifest
+from tempogen.manifest import Row, as_rows, write_manifest
 
 
 @dataclass(frozen=True)
@@ -119,15 +119,16 @@ def run_build(
                 retrieval["files"]["page"],
             )
         )
-    noise_page = write_noise_page(rows, out)
+    records = as_rows(rows)  # the pages and audits read rows as records
+    noise_page = write_noise_page(records, out)
     if noise_page is not None:
-        links.append((f"temporal-noise clips: {len(noise_rows(rows))}", noise_page.name))
-    write_index(rows, out / "index.html", links=links)
-    validity = validity_report(rows, seed=cfg.seed)
+        links.append((f"temporal-noise clips: {len(noise_rows(records))}", noise_page.name))
+    write_index(records, out / "index.html", links=links)
+    validity = validity_report(records, seed=cfg.seed)
     if cfg.shortcuts != "off":
-        validity["shortcuts"] = shortcut_report(with_sizes(rows, out))
+        validity["shortcuts"] = shortcut_report(with_sizes(records, out))
     write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
-    write_report(rows, out, validity=validity)
+    write_report(records, out, validity=validity)
     tells = above_chance(validity["shortcuts"]) if "shortcuts" in validity else []
     if tells:  # written first, so the report shows why
         message = (
