@@ -140,8 +140,8 @@ def run_build(
         warnings.warn(message, stacklevel=2)
     finish_ledger(out)
     per_task: dict[str, int] = {}
-    for r in rows:
-        per_task[r["task"]] = per_task.get(r["task"], 0) + 1
+    for record in records:
+        per_task[str(record.task)] = per_task.get(str(record.task), 0) + 1
     return BuildSummary(
         out,
         len(rows),
@@ -163,9 +163,9 @@ def _certify_noise_rows(
     from tempogen.builders.audit.noise import is_noise
     from tempogen.builders.audit.verify import VERIFY
 
-    noisy = [r for r in rows if is_noise(r.get("labels") or {})]
+    noisy = [r for r in as_rows(rows) if is_noise(r.labels)]  # the check reads records
     verdicts = list(executor.imap(VERIFY, noisy, out)) if noisy else []
-    by_id = {r["id"]: v for r, v in zip(noisy, verdicts)}
+    by_id = {r.id: v for r, v in zip(noisy, verdicts)}
     checked = []
     for row in rows:
         if row["id"] in by_id:
