@@ -27,7 +27,9 @@ def clip_frames(seed: int) -> np.ndarray:
 
 
 def make_row(manifest_dir: Path, n: int, task: str, **extra) -> dict:
-    """Write clip ``n`` under ``manifest_dir/videos`` and return its manifest row."""
+    """Write clip ``n`` under ``manifest_dir/videos`` and return its row: a user's clip record
+    (no labels, seed or hashes), as exports and ``tempogen edit`` take an external clip. A
+    complete manifest row, a :class:`~tempogen.manifest.Row`, is ``kit.manifest_row``."""
     rid = f"{task.replace('&', '_')}-{n:03d}"
     rel = f"videos/{rid}.mp4"
     write_video(manifest_dir / rel, clip_frames(n), fps=10)

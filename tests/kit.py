@@ -13,7 +13,10 @@ import subprocess
 import sys
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from tempogen.manifest import Row
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -261,3 +264,55 @@ GESTURE_AT = {
     "clap": ((104.0, 62.0), (96.0, 62.0)),
     "arms_out": ((170.0, 52.0), (30.0, 52.0)),
 }
+
+
+def manifest_row(*, num_frames: int = 8, **fields: Any) -> Row:
+    """A complete, valid manifest :class:`~tempogen.manifest.Row` (it passes ``validate_row``):
+    a square moving right over ``num_frames`` frames, asked which way it moves. Any field is
+    overridden by keyword; ``answer_text`` (and ``answer_key`` when ``option_keys`` is given)
+    follow ``options`` and ``answer`` unless given. Tests build rows here rather than as partial
+    dicts, so a stage reading ``row.labels`` or ``row.seed`` meets what a build writes."""
+    from tempogen.manifest import Row
+
+    options = list(fields.pop("options", ["Leftwards.", "Rightwards.", "Upwards."]))
+    answer = fields.pop("answer", 1)
+    n = num_frames
+    track = {
+        "name": "square", "role": "target", "shape": "square",
+        "x": [10.0 + 4 * i for i in range(n)], "y": [48.0] * n, "angle": [0.0] * n,
+        "scale": [1.0] * n, "visible": [1.0] * n, "lit": [0.0] * n,
+    }  # fmt: skip
+    row: dict[str, Any] = {
+        "id": "direction-0000",
+        "video": "videos/direction-0000.mp4",
+        "task": "direction",
+        "generator": "moving_square",
+        "demonstration_type": "simulated",
+        "question": "Which direction does the square move?",
+        "options": options,
+        "answer": answer,
+        "labels": {
+            "width": 128,
+            "height": 96,
+            "fps": 10.0,
+            "query": {"fact": "direction", "objects": ["square"]},
+            "tracks": [track],
+        },  # fmt: skip
+        "variation": {"counterfactual": 0, "composite": 0, "zoom": 0, "first_person": 0},
+        "source": None,
+        "edits": [],
+        "seed": 0,
+        "spec_hash": "0" * 64,
+        "video_sha256": "0" * 64,
+        "num_frames": n,
+        "fps": 10.0,
+        "width": 128,
+        "height": 96,
+    }
+    if isinstance(answer, int) and 0 <= answer < len(options):
+        row["answer_text"] = options[answer]
+        keys = fields.get("option_keys")
+        if keys is not None and "answer_key" not in fields:
+            row["answer_key"] = keys[answer]
+    row.update(fields)
+    return Row(**row)

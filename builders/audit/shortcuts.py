@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from tempogen.errors import ConfigurationError
-from tempogen.manifest import RowLike
+from tempogen.manifest import Row, RowLike, as_rows
 
 FOLDS = 5
 Z95, Z99 = 1.959964, 2.575829
@@ -35,10 +35,10 @@ BASELINES = ("position", "rank", "text", "metadata")
 MIN_TEXT = 60  # fewer questions than this: the text classifier is skipped (too few to learn)
 MIN_JUDGED = 30  # a task with fewer questions is reported, not judged above chance
 
-# A question as JSON: a manifest Row (read through its dict view) or a dict with its keys; the
-# metadata baseline reads ``video_bytes`` too (:func:`with_sizes`), which no Row holds.
-Record = RowLike
-Predictor = Callable[[Record], int]
+# The metadata baseline also reads the video's size, ``row.extra["video_bytes"]``
+# (:func:`with_sizes`), which no manifest field holds.
+VIDEO_BYTES = "video_bytes"
+Predictor = Callable[[Row], int]
 
 
 def wilson(correct: int, n: int, z: float) -> tuple[float, float]:
@@ -52,13 +52,13 @@ def wilson(correct: int, n: int, z: float) -> tuple[float, float]:
     return max(0.0, mid - half), min(1.0, mid + half)
 
 
-def group_of(row: Record) -> str:
+def group_of(row: Row) -> str:
     """The source clip a row comes from: an edited variant (``id~pipeline``) shares its
     source's group, so no fold trains on a clip another fold scores."""
-    return str(row["id"]).split("~", 1)[0]
+    return row.id.split("~", 1)[0]
 
 
-def fold_of(row: Record, folds: int = FOLDS) -> int:
+def fold_of(row: Row, folds: int = FOLDS) -> int:
     """A fold fixed by the row's group (the same manifest always splits the same way)."""
     return zlib.crc32(group_of(row).encode()) % folds
 
@@ -83,79 +83,77 @@ def option_ranks(options: Sequence[str]) -> list[int]:
     return ranks
 
 
-def _task_majority(
-    train: list[Record], value: Callable[[Record], Any]
-) -> dict[tuple[str, int], Any]:
+def _task_majority(train: list[Row], value: Callable[[Row], Any]) -> dict[tuple[str, int], Any]:
     """Per (task, number of options): the most common ``value`` among training rows."""
     counts: dict[tuple[str, int], Counter[Any]] = defaultdict(Counter)
     for r in train:
-        counts[(r["task"], len(r["options"]))][value(r)] += 1
+        counts[(r.task, len(r.options))][value(r)] += 1
     return {
         k: sorted(c.items(), key=lambda kv: (-kv[1], str(kv[0])))[0][0] for k, c in counts.items()
     }
 
 
-def fit_position(train: list[Record]) -> Predictor:
+def fit_position(train: list[Row]) -> Predictor:
     """Always the option position the right answer held most often in training."""
-    best = _task_majority(train, lambda r: int(r["answer"]))
-    return lambda r: int(best.get((r["task"], len(r["options"])), 0))
+    best = _task_majority(train, lambda r: r.answer)
+    return lambda r: int(best.get((r.task, len(r.options)), 0))
 
 
-def fit_rank(train: list[Record]) -> Predictor:
+def fit_rank(train: list[Row]) -> Predictor:
     """Always the option of the rank (by value or length) the right answer held most often."""
-    best = _task_majority(train, lambda r: option_ranks(r["options"])[int(r["answer"])])
+    best = _task_majority(train, lambda r: option_ranks(r.options)[r.answer])
 
-    def predict(r: Record) -> int:
-        want = best.get((r["task"], len(r["options"])), 0)
-        return option_ranks(r["options"]).index(min(want, len(r["options"]) - 1))
+    def predict(r: Row) -> int:
+        want = best.get((r.task, len(r.options)), 0)
+        return option_ranks(r.options).index(min(want, len(r.options) - 1))
 
     return predict
 
 
-def _pair_text(row: Record, option: str) -> str:
-    return f"{row['question']} Answer: {option}"
+def _pair_text(row: Row, option: str) -> str:
+    return f"{row.question} Answer: {option}"
 
 
-def fit_text(train: list[Record], embed: Callable[[list[str]], np.ndarray]) -> Predictor:
+def fit_text(train: list[Row], embed: Callable[[list[str]], np.ndarray]) -> Predictor:
     """A logistic regression on embedded (question, option) texts, trained to tell right
     options from wrong ones; the highest-scoring option is the answer."""
     from sklearn.linear_model import LogisticRegression
 
-    texts = [_pair_text(r, o) for r in train for o in r["options"]]
-    y = [int(i == int(r["answer"])) for r in train for i in range(len(r["options"]))]
+    texts = [_pair_text(r, o) for r in train for o in r.options]
+    y = [int(i == r.answer) for r in train for i in range(len(r.options))]
     if len(set(y)) < 2:
         return lambda r: 0
     model = LogisticRegression(max_iter=2000, C=1.0, class_weight="balanced")
     model.fit(embed(texts), y)
 
-    def predict(r: Record) -> int:
-        scores = model.decision_function(embed([_pair_text(r, o) for o in r["options"]]))
+    def predict(r: Row) -> int:
+        scores = model.decision_function(embed([_pair_text(r, o) for o in r.options]))
         return int(np.argmax(scores))
 
     return predict
 
 
-def metadata_features(row: Record, generators: list[str]) -> np.ndarray:
+def metadata_features(row: Row, generators: list[str]) -> np.ndarray:
     """What a file says without being watched: duration, frame rate, frame count, size in
     bytes per second, and which generator made it (one-hot)."""
-    fps = float(row.get("fps") or 0.0)
-    frames = float(row.get("num_frames") or 0.0)
+    fps = float(row.fps or 0.0)
+    frames = float(row.num_frames or 0.0)
     duration = frames / fps if fps else 0.0
-    size = float(row.get("video_bytes") or 0.0)
-    gen = [float(row.get("generator") == g) for g in generators]
+    size = float(row.extra.get(VIDEO_BYTES) or 0.0)
+    gen = [float(row.generator == g) for g in generators]
     return np.array([duration, fps, frames / 100.0, size / max(duration, 1e-9) / 1e5, *gen])
 
 
-def fit_metadata(train: list[Record]) -> Predictor:
+def fit_metadata(train: list[Row]) -> Predictor:
     """Per task, a multinomial logistic regression from the file's metadata to the answer
     key; the option with that key is the answer (the first option when none has it)."""
     from sklearn.linear_model import LogisticRegression
 
-    generators = sorted({str(r.get("generator")) for r in train})
+    generators = sorted({r.generator for r in train})
     models: dict[str, Any] = {}
-    for task in sorted({r["task"] for r in train}):
-        rows = [r for r in train if r["task"] == task and r.get("answer_key") is not None]
-        keys = [str(r["answer_key"]) for r in rows]
+    for task in sorted({r.task for r in train}):
+        rows = [r for r in train if r.task == task and r.answer_key is not None]
+        keys = [str(r.answer_key) for r in rows]
         if len(set(keys)) < 2:
             continue
         x = np.stack([metadata_features(r, generators) for r in rows])
@@ -163,9 +161,9 @@ def fit_metadata(train: list[Record]) -> Predictor:
         m = LogisticRegression(max_iter=2000).fit((x - mu) / sd, keys)
         models[task] = (m, mu, sd)
 
-    def predict(r: Record) -> int:
-        got = models.get(r["task"])
-        keys = [str(k) for k in r.get("option_keys") or []]
+    def predict(r: Row) -> int:
+        got = models.get(r.task)
+        keys = [str(k) for k in r.option_keys or ()]
         if got is None or not keys:
             return 0
         m, mu, sd = got
@@ -177,7 +175,7 @@ def fit_metadata(train: list[Record]) -> Predictor:
 
 
 def _cross_validate(
-    rows: list[Record], fit: Callable[[list[Record]], Predictor], folds: int
+    rows: list[Row], fit: Callable[[list[Row]], Predictor], folds: int
 ) -> list[bool]:
     """Whether each row is answered right by a baseline fitted on the other folds."""
     hits = [False] * len(rows)
@@ -188,13 +186,13 @@ def _cross_validate(
             continue
         predict = fit([r for r, f in zip(rows, fold) if f != k])
         for i in test:
-            hits[i] = predict(rows[i]) == int(rows[i]["answer"])
+            hits[i] = predict(rows[i]) == rows[i].answer
     return hits
 
 
-def _score(rows: list[Record], hits: list[bool]) -> dict[str, Any]:
+def _score(rows: list[Row], hits: list[bool]) -> dict[str, Any]:
     n, correct = len(rows), int(sum(hits))
-    chance = float(np.mean([1.0 / len(r["options"]) for r in rows])) if rows else 0.0
+    chance = float(np.mean([1.0 / len(r.options) for r in rows])) if rows else 0.0
     lo95, hi95 = wilson(correct, n, Z95)
     lo99, hi99 = wilson(correct, n, Z99)
     return {
@@ -225,7 +223,7 @@ def _embedder(model: str | None) -> Callable[[list[str]], np.ndarray]:
 
 
 def shortcut_report(
-    rows: Sequence[Record],
+    rows: Sequence[RowLike],
     baselines: Sequence[str] = BASELINES,
     *,
     folds: int = FOLDS,
@@ -239,10 +237,8 @@ def shortcut_report(
         raise ConfigurationError(
             f"unknown baseline(s) {', '.join(unknown)}; known: {', '.join(BASELINES)}"
         )
-    usable: list[Record] = [
-        dict(r) for r in rows if r.get("options") and r.get("answer") is not None
-    ]
-    fits: dict[str, Callable[[list[Record]], Predictor]] = {
+    usable = [r for r in as_rows(rows) if r.options]
+    fits: dict[str, Callable[[list[Row]], Predictor]] = {
         "position": fit_position,
         "rank": fit_rank,
         "metadata": fit_metadata,
@@ -254,13 +250,13 @@ def shortcut_report(
     if "text" in baselines:
         embed = _embedder(model)
         fits["text"] = lambda train: fit_text(train, embed)
-    tasks = sorted({r["task"] for r in usable})
+    tasks = sorted({r.task for r in usable})
     for name in baselines:
         hits = _cross_validate(usable, fits[name], folds)
         per_task = {
             t: _score(
-                [r for r in usable if r["task"] == t],
-                [h for r, h in zip(usable, hits) if r["task"] == t],
+                [r for r in usable if r.task == t],
+                [h for r, h in zip(usable, hits) if r.task == t],
             )
             for t in tasks
         }
@@ -297,12 +293,14 @@ def format_shortcuts(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def with_sizes(rows: Sequence[Record], root: Path) -> list[dict[str, Any]]:
-    """Rows with their video's size in bytes (``video`` relative to ``root``; 0 if absent)."""
+def with_sizes(rows: Sequence[RowLike], root: Path) -> list[Row]:
+    """Rows with their video's size in bytes as ``extra["video_bytes"]`` (``video`` relative
+    to ``root``; 0 if absent)."""
     out = []
-    for row in rows:
-        video = root / str(row.get("video", ""))
-        out.append({**row, "video_bytes": video.stat().st_size if video.is_file() else 0})
+    for row in as_rows(rows):
+        video = root / row.video
+        size = video.stat().st_size if video.is_file() else 0
+        out.append(row.edited(extra={**row.extra, VIDEO_BYTES: size}))
     return out
 
 

@@ -25,7 +25,7 @@ from tempogen.facts import answer_of
 from tempogen.generators.motion import MAX_TURN_PER_SAMPLE as MAX_TURN
 from tempogen.generators.motion import VIDEOTT_SAMPLES as VIDEOTT_FRAMES
 from tempogen.labels import Labels
-from tempogen.manifest import RowLike
+from tempogen.manifest import Row
 from tempogen.questions import TASKS, answer_key, num_options
 
 M_MAX = VIDEOTT_FRAMES  # largest sample count searched for the minimal m
@@ -296,26 +296,25 @@ def _summary(items: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def audit_row(row: RowLike, seed: int = 0) -> dict[str, Any] | None:
+def audit_row(row: Row, seed: int = 0) -> dict[str, Any] | None:
     """Certificate and the four observer accuracies of one manifest row (None without tracks)."""
-    lab = row.get("labels") or {}
-    if "tracks" not in lab:
+    if "tracks" not in row.labels:
         return None
     try:
-        labels = Labels.from_json(lab)
+        labels = Labels.from_json(row.labels)
         keys = _Keys(labels)
-        cert = _certificate(keys, row.get("answer_key"), SHUFFLE_SEEDS)
+        cert = _certificate(keys, row.answer_key, SHUFFLE_SEEDS)
         truth = cert["true_key"]
-        k = len(row["options"]) if row.get("options") else _default_options(keys)
-        rs = row_seed(seed, str(row.get("id", "")))
-        option_keys = row.get("option_keys")
+        k = len(row.options) if row.options else _default_options(keys)
+        rs = row_seed(seed, row.id)
+        option_keys = list(row.option_keys) if row.option_keys is not None else None
         acc = {s: _accuracy(keys, truth, s, rs, k, option_keys) for s in SETTINGS}
     except (KeyError, TypeError, ValueError) as exc:
-        raise ValueError(f"row {row.get('id')!r}: cannot audit its labels: {exc}") from exc
+        raise ValueError(f"row {row.id!r}: cannot audit its labels: {exc}") from exc
     return {
-        "id": row.get("id"),
-        "task": row.get("task", "?"),
-        "generator": row.get("generator"),
+        "id": row.id,
+        "task": str(row.task),
+        "generator": row.generator,
         "certificate": cert,
         "accuracy": acc,
         "problems": _problems(cert),
@@ -332,7 +331,7 @@ def dataset_seed(manifest: str | os.PathLike[str]) -> int:
         return 0
 
 
-def validity_report(rows: Sequence[RowLike], seed: int = 0) -> dict[str, Any]:
+def validity_report(rows: Sequence[Row], seed: int = 0) -> dict[str, Any]:
     """Audit every row with per-frame tracks: per task and overall, with TOMATO's numbers.
 
     Rows of external clips (labels without tracks) are counted as skipped.

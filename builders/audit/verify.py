@@ -26,13 +26,13 @@ from tempogen import observe
 from tempogen.builders.audit.noise import is_noise, noise_states
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import pixel_states_3d
-from tempogen.builders.dataset.reading import open_manifest, row_motion
+from tempogen.builders.dataset.reading import needs_motion, open_manifest, row_motion
 from tempogen.errors import InputFileError
 from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.facts import answer_of
 from tempogen.generators.motion import SAMPLES
 from tempogen.labels import Labels
-from tempogen.manifest import RowLike
+from tempogen.manifest import MANIFEST_SCHEMA, Row, RowLike, as_row
 from tempogen.questions import answer_key
 from tempogen.video import VideoError, read_video
 
@@ -51,21 +51,25 @@ class Verdict:
         return self.seen == self.expected
 
 
-def verify_row(row: RowLike, manifest_dir: Path) -> Verdict | None:
-    """Check one row; None for rows without per-frame labels (external clips)."""
-    labels_json = row.get("labels") or {}
-    if "tracks" not in labels_json:
+def verify_row(given: RowLike, manifest_dir: Path) -> Verdict | None:
+    """Check one row; None for rows without per-frame labels (external clips, a user's clip
+    record as JSON). A row with them is a manifest row and is read as a :class:`Row`."""
+    if not needs_motion(given):
         return None
-    labels = Labels.from_json(labels_json)
-    motion = row_motion(row, f"row {row.get('id')!r}")
+    row = as_row(given)
+    if row.answer_key is None:
+        raise InputFileError(f"row {row.id!r}: answer_key: required to check per-frame labels")
+    labels = Labels.from_json(row.labels)
+    motion = row_motion(row, f"row {row.id!r}")
     fact = motion.fact
     idx = observe.uniform_indices(labels.num_frames, SAMPLES)
-    if is_noise(labels_json):
-        return _verify_noise(row, manifest_dir, labels, idx, motion)
+    if is_noise(row.labels):
+        return _verify_noise(row, row.answer_key, manifest_dir, labels, idx, motion)
+    expected = row.answer_key
     try:
-        frames = list(read_video(manifest_dir / row["video"], idx))
+        frames = list(read_video(manifest_dir / row.video, idx))
     except VideoError as exc:
-        return Verdict(row["id"], row["answer_key"], None, str(exc))
+        return Verdict(row.id, expected, None, str(exc))
     try:
         measured = motion.pixel_states(frames, labels, idx)
         if measured is None and motion.renderer != "2d":
@@ -74,28 +78,28 @@ def verify_row(row: RowLike, manifest_dir: Path) -> Verdict | None:
             spin = labels.query.fact == "rotation" and labels.query.kind == "spin"
             measured = pixel_labels(frames, labels, idx, rotation=spin)
     except ValueError as exc:  # what the answer is read from is not in the pixels
-        return Verdict(row["id"], row["answer_key"], None, str(exc))
+        return Verdict(row.id, expected, None, str(exc))
     value = answer_of(measured, idx)
     seen = None if value is None else answer_key(fact, value)
     detail = "" if value is not None else "pixels do not determine an answer"
-    return Verdict(row["id"], row["answer_key"], seen, detail)
+    return Verdict(row.id, expected, seen, detail)
 
 
 def _verify_noise(
-    row: RowLike, manifest_dir: Path, labels: Labels, idx: Any, motion: Any
+    row: Row, expected: str, manifest_dir: Path, labels: Labels, idx: Any, motion: Any
 ) -> Verdict:
     """A temporal-noise row: answered from the motion signal, and failed outright when a
     single frame shows where the objects are."""
     try:
-        measured, cert = noise_states(manifest_dir / row["video"], labels, idx, motion.renderer)
+        measured, cert = noise_states(manifest_dir / row.video, labels, idx, motion.renderer)
     except (VideoError, ValueError) as exc:
-        return Verdict(row["id"], row["answer_key"], None, str(exc))
+        return Verdict(row.id, expected, None, str(exc))
     if not cert["single_frame_blind"]:
-        return Verdict(row["id"], row["answer_key"], None, f"a single frame shows it: {cert}")
+        return Verdict(row.id, expected, None, f"a single frame shows it: {cert}")
     value = answer_of(measured, idx)
     seen = None if value is None else answer_key(motion.fact, value)
     detail = "" if value is not None else "the motion signal does not determine an answer"
-    return Verdict(row["id"], row["answer_key"], seen, detail)
+    return Verdict(row.id, expected, seen, detail)
 
 
 @dataclass(frozen=True)
@@ -153,8 +157,17 @@ class Report:
         return [v for v in self.verdicts if not v.ok]
 
 
-def _video(row: RowLike) -> list[str]:
-    return [row["video"]] if "tracks" in (row.get("labels") or {}) else []
+def _manifest_row(row: dict[str, Any], where: str) -> Row:
+    """A row with per-frame labels as a :class:`Row`, not validated: verify reports a wrong
+    answer rather than refusing it; a field the record cannot lack is an error naming it."""
+    missing = [f for f in MANIFEST_SCHEMA["required"] if f not in row]
+    if missing:
+        raise InputFileError(f"{where}: {missing[0]}: required field is missing")
+    return as_row(row)
+
+
+def _video(row: Row) -> list[str]:
+    return [row.video] if row.tracks else []
 
 
 # A pixel check: reads one video, writes nothing.
@@ -177,17 +190,18 @@ def verify_manifest(
     """
     path = Path(path)
     opened = open_manifest(path, plugins)
-    rows = opened.rows
-    if not rows:
+    lines = opened.lines
+    if not lines:
         raise InputFileError(f"{path}: holds no rows to verify")
-    if sample is not None and sample < len(rows):
-        step = len(rows) / sample
-        rows = [rows[int(i * step)] for i in range(sample)]
-    declared, checkable = [], []
-    for row in rows:
+    if sample is not None and sample < len(lines):
+        step = len(lines) / sample
+        lines = [lines[int(i * step)] for i in range(sample)]
+    declared: list[Declared] = []
+    checkable: list[Row] = []
+    for n, row in lines:
         why = declared_reason(row)
-        if why is None:
-            checkable.append(row)
+        if why is None:  # per-frame labels: a manifest row (its answer may be wrong: checked)
+            checkable.append(_manifest_row(row, f"{path}:{n}"))
         else:
             declared.append(Declared(str(row.get("id")), why))
             if on_done:

@@ -142,9 +142,11 @@ def _write_page(
     """A static page: every pair, its audit verdict, and its candidates linked to their clips
     (those below the no-match threshold marked), with the threshold's counts on top."""
     from tempogen.io import read_jsonl
+    from tempogen.manifest import as_rows
     from tempogen.retrieval.search import summary_line
 
-    videos = {r["id"]: r.get("video") for r in read_jsonl(out / "manifest.jsonl")}
+    # the build's own manifest, validated as it was written moments ago
+    videos = {r.id: r.video for r in as_rows(read_jsonl(out / "manifest.jsonl"))}
 
     def cands(items: list[dict[str, Any]]) -> str:
         lis = []

@@ -44,14 +44,14 @@ class OpenManifest:
 
 def needs_motion(row: RowLike) -> bool:
     """Rows with per-frame tracks are answered, edited and verified through their pattern."""
-    labels = row.get("labels")
+    labels = row.labels if isinstance(row, Row) else row.get("labels")
     return isinstance(labels, dict) and "tracks" in labels
 
 
 def row_motion(row: RowLike, where: str) -> Motion:
     """The registered motion pattern a row names; an unknown one is an :class:`InputFileError`
     naming ``where``, the generator and the plugins the row asked for."""
-    name = row.get("generator")
+    name = row.generator if isinstance(row, Row) else row.get("generator")
     if not isinstance(name, str) or not name:
         raise InputFileError(f"{where}: generator: expected a motion pattern name, got {name!r}")
     try:

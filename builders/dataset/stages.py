@@ -17,7 +17,7 @@ from tempogen.errors import CertificationError
 from tempogen.executor import Executor
 from tempogen.generators.build import plan, render_all
 from tempogen.io import write_json
-from tempogen.manifest import Row, write_manifest
+from tempogen.manifest import Row, as_rows, write_manifest
 
 
 @dataclass(frozen=True)
@@ -119,15 +119,16 @@ def run_build(
                 retrieval["files"]["page"],
             )
         )
-    noise_page = write_noise_page(rows, out)
+    records = as_rows(rows)  # the pages and audits read rows as records
+    noise_page = write_noise_page(records, out)
     if noise_page is not None:
-        links.append((f"temporal-noise clips: {len(noise_rows(rows))}", noise_page.name))
-    write_index(rows, out / "index.html", links=links)
-    validity = validity_report(rows, seed=cfg.seed)
+        links.append((f"temporal-noise clips: {len(noise_rows(records))}", noise_page.name))
+    write_index(records, out / "index.html", links=links)
+    validity = validity_report(records, seed=cfg.seed)
     if cfg.shortcuts != "off":
-        validity["shortcuts"] = shortcut_report(with_sizes(rows, out))
+        validity["shortcuts"] = shortcut_report(with_sizes(records, out))
     write_json(out / "validity.json", {k: v for k, v in validity.items() if k != "rows"})
-    write_report(rows, out, validity=validity)
+    write_report(records, out, validity=validity)
     tells = above_chance(validity["shortcuts"]) if "shortcuts" in validity else []
     if tells:  # written first, so the report shows why
         message = (
@@ -139,8 +140,8 @@ def run_build(
         warnings.warn(message, stacklevel=2)
     finish_ledger(out)
     per_task: dict[str, int] = {}
-    for r in rows:
-        per_task[r["task"]] = per_task.get(r["task"], 0) + 1
+    for record in records:
+        per_task[str(record.task)] = per_task.get(str(record.task), 0) + 1
     return BuildSummary(
         out,
         len(rows),
@@ -162,9 +163,9 @@ def _certify_noise_rows(
     from tempogen.builders.audit.noise import is_noise
     from tempogen.builders.audit.verify import VERIFY
 
-    noisy = [r for r in rows if is_noise(r.get("labels") or {})]
+    noisy = [r for r in as_rows(rows) if is_noise(r.labels)]  # the check reads records
     verdicts = list(executor.imap(VERIFY, noisy, out)) if noisy else []
-    by_id = {r["id"]: v for r, v in zip(noisy, verdicts)}
+    by_id = {r.id: v for r, v in zip(noisy, verdicts)}
     checked = []
     for row in rows:
         if row["id"] in by_id:

@@ -20,7 +20,7 @@ from urllib.parse import quote
 
 from tempogen.generators.motion import get_motion
 from tempogen.io import write_text
-from tempogen.manifest import RowLike
+from tempogen.manifest import Row
 from tempogen.questions import TASKS
 
 CSS = """
@@ -81,49 +81,34 @@ def _letter(i: int) -> str:
 DEMONSTRATIONS = {"human": "human", "object3d": "3D object", "2d": "2D"}
 
 
-def _demonstration(row: RowLike) -> list[str]:
+def _demonstration(row: Row) -> list[str]:
     """Human, 3D object or 2D, from the renderer of the row's motion pattern; a row whose
     generator is not a registered pattern keeps its own ``demonstration_type``."""
     try:
-        renderer = get_motion(str(row.get("generator", ""))).renderer
+        renderer = get_motion(row.generator).renderer
     except KeyError:
-        return [str(row.get("demonstration_type") or "other")]
+        return [str(row.demonstration_type)]
     return [DEMONSTRATIONS.get(renderer, renderer)]
 
 
-def _value(field: str) -> Callable[[RowLike], list[str]]:
-    """A row's ``field`` as one filter value ("none" when the row lacks it)."""
-
-    def read(row: RowLike) -> list[str]:
-        value = row.get(field)
-        return ["none" if value is None or value == "" else str(value)]
-
-    return read
-
-
-def _present(field: str) -> Callable[[RowLike], list[str]]:
-    """Whether a row carries a (true) ``field``: "yes" or "no"."""
-    return lambda row: ["yes" if row.get(field) else "no"]
-
-
-def _encoding(row: RowLike) -> list[str]:
+def _encoding(row: Row) -> list[str]:
     """How a clip is drawn: plain, or temporal noise (marked in its labels' meta)."""
     from tempogen.builders.audit.noise import is_noise
 
-    return ["temporal noise" if is_noise(row.get("labels") or {}) else "plain"]
+    return ["temporal noise" if is_noise(row.labels) else "plain"]
 
 
 # (key, legend, a row's values). A filter shows only when its values differ between rows, so
 # attributes that rows may carry later (a noise encoding, a minimal-pair mark) cost nothing
 # until they do; a new filter is one line here.
-FILTERS: tuple[tuple[str, str, Callable[[RowLike], list[str]]], ...] = (
-    ("task", "task", _value("task")),
+FILTERS: tuple[tuple[str, str, Callable[[Row], list[str]]], ...] = (
+    ("task", "task", lambda r: [str(r.task)]),
     ("type", "demonstration", _demonstration),
     ("variation", "variation",
-     lambda r: [k for k, v in (r.get("variation") or {}).items() if v == 1] or ["none"]),
-    ("edited", "edited variant", lambda r: ["edited" if r.get("edits") else "original"]),
+     lambda r: [k for k, v in r.variation.items() if v == 1] or ["none"]),
+    ("edited", "edited variant", lambda r: ["edited" if r.edits else "original"]),
     ("encoding", "encoding", _encoding),
-    ("pair", "minimal pair", _present("pair")),
+    ("pair", "minimal pair", lambda r: ["yes" if r.pair else "no"]),
 )  # fmt: skip
 SEPARATOR = "|"  # between a card's values of one filter (values never hold it: see _values)
 
@@ -175,27 +160,25 @@ SCRIPT = """
 """.strip()
 
 
-def _values(row: RowLike) -> dict[str, list[str]]:
+def _values(row: Row) -> dict[str, list[str]]:
     """A row's values for every filter (the separator replaced in each value)."""
     return {key: [v.replace(SEPARATOR, "/") for v in read(row)] for key, _, read in FILTERS}
 
 
-def _sample(row: RowLike, sheets_rel: str, page_dir: Path, values: dict[str, list[str]]) -> str:
+def _sample(row: Row, sheets_rel: str, page_dir: Path, values: dict[str, list[str]]) -> str:
     """The HTML card of one sample: sheet and clip, question, options and the hidden answer."""
-    rid = str(row["id"])
-    options = list(row.get("options", []))
-    answer = row.get("answer")
-    if not isinstance(answer, int) or isinstance(answer, bool) or not 0 <= answer < len(options):
+    rid, options, answer = row.id, row.options, row.answer
+    if not 0 <= answer < len(options):
         raise ValueError(f"row {rid!r}: field 'answer' {answer!r} is not an index into options")
     items = []
     for i, opt in enumerate(options):
         cls = ' class="answer"' if i == answer else ""
         mark = ' <span class="mark">&#10003;</span>' if i == answer else ""
         items.append(f"<li{cls}>{_letter(i)}. {_e(opt)}{mark}</li>")
-    flags = [k for k, v in (row.get("variation") or {}).items() if v == 1]
+    flags = [k for k, v in row.variation.items() if v == 1]
     flag_html = "".join(f'<span class="flag">{_e(k)}</span>' for k in flags)
     sheet = _href(f"{sheets_rel.rstrip('/')}/{rid}.png", page_dir)
-    video = _href(row["video"], page_dir) if row.get("video") else ""
+    video = _href(row.video, page_dir) if row.video else ""
     video_link = f' &middot; <a href="{video}">video</a>' if video else ""
     player = (
         f'<video controls preload="none" src="{video}" aria-label="clip {_e(rid)}"></video>'
@@ -208,9 +191,9 @@ def _sample(row: RowLike, sheets_rel: str, page_dir: Path, values: dict[str, lis
         f'<div class="media"><a href="{sheet}"><img loading="lazy" src="{sheet}" '
         f'alt="contact sheet of {_e(rid)}"></a>{player}</div>'
         f'<div class="meta"><div><span class="id">{_e(rid)}</span>'
-        f'<span class="gen">{_e(row.get("generator", ""))}</span>{video_link}</div>'
+        f'<span class="gen">{_e(row.generator)}</span>{video_link}</div>'
         f"<div>{flag_html}</div>"
-        f'<p class="q">{_e(row.get("question", ""))}</p>'
+        f'<p class="q">{_e(row.question)}</p>'
         f'<ol class="opts">{"".join(items)}</ol>'
         f'<details class="reveal"><summary>answer</summary>{_letter(answer)}. '
         f"{_e(options[answer])}</details></div></div>"
@@ -242,7 +225,7 @@ def _filters(values: list[dict[str, list[str]]]) -> str:
 
 
 def write_index(
-    rows: Sequence[RowLike],
+    rows: Sequence[Row],
     out_path: Path,
     sheets_rel: str = "sheets",
     title: str = "tempogen dataset",
@@ -252,17 +235,17 @@ def write_index(
     top; each card's answer is hidden until its "answer" is clicked.
 
     Each sample shows its contact sheet ``{sheets_rel}/{id}.png`` and plays its video
-    ``row["video"]``, both relative to ``out_path``'s folder; ``links`` are (text, relative
+    ``row.video``, both relative to ``out_path``'s folder; ``links`` are (text, relative
     href) pairs to other parts of the dataset, listed under the counts.
     """
     out_path = Path(out_path)
     page_dir = out_path.parent.resolve()
-    groups: dict[str, list[RowLike]] = {}
+    groups: dict[str, list[Row]] = {}
     for row in rows:
-        groups.setdefault(str(row.get("task", "")), []).append(row)
+        groups.setdefault(str(row.task), []).append(row)
     order = [t for t in TASKS if t in groups] + sorted(t for t in groups if t not in TASKS)
     anchors = {t: f"task-{i}" for i, t in enumerate(order)}
-    gens = Counter(str(r.get("generator", "")) for r in rows)
+    gens = Counter(r.generator for r in rows)
     values = {id(r): _values(r) for r in rows}
     count_rows = "".join(
         f'<tr><td><a href="#{anchors[t]}">{_e(t)}</a></td><td class="n">{len(groups[t])}</td></tr>'

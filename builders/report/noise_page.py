@@ -6,12 +6,14 @@ Self-contained like ``index.html`` (inline CSS, relative paths).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from html import escape
 from pathlib import Path
 from typing import Any
 
 from tempogen.generators.build import noise_pages
 from tempogen.io import write_text
+from tempogen.manifest import Row
 
 CSS = """
 body{font:14px/1.4 system-ui,sans-serif;margin:1.5em;color:#222;background:#fafafa}
@@ -26,12 +28,12 @@ def _e(value: Any) -> str:
     return escape(str(value), quote=True)
 
 
-def noise_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def noise_rows(rows: Sequence[Row]) -> list[Row]:
     """The rows whose clip is noise-encoded."""
-    return [r for r in rows if (r.get("spec") or {}).get("encoding")]
+    return [r for r in rows if (r.spec or {}).get("encoding")]
 
 
-def write_noise_page(rows: list[dict[str, Any]], out_dir: Path) -> Path | None:
+def write_noise_page(rows: Sequence[Row], out_dir: Path) -> Path | None:
     """Write ``out_dir/noise.html`` for the noise clips among ``rows`` (None when there are
     none): per clip its question and answer, the noise sheet (16 frames, each alone noise), the
     motion-signal sheet and the clean sheet."""
@@ -48,16 +50,16 @@ def write_noise_page(rows: list[dict[str, Any]], out_dir: Path) -> Path | None:
         "(still cells in white) and the clean render. <a href='index.html'>all questions</a></p>",
     ]
     for r in clips:
-        clean, motion = (p.relative_to(out_dir).as_posix() for p in noise_pages(out_dir, r["id"]))
-        cert = (r.get("certificate") or {}).get("temporal_noise") or {}
+        clean, motion = (p.relative_to(out_dir).as_posix() for p in noise_pages(out_dir, r.id))
+        cert = (r.certificate or {}).get("temporal_noise") or {}
         figures = [
-            (f"sheets/{r['id']}.png", "what the model sees: noise"),
+            (f"sheets/{r.id}.png", "what the model sees: noise"),
             (motion, f"motion signal (IoU with the truth >= {cert.get('min_iou', '?')})"),
             (clean, "clean render"),
         ]
         parts.append(
-            f"<div class='clip'><span class='id'>{_e(r['id'])}</span> {_e(r['generator'])}"
-            f"<p>{_e(r['question'])} <b>{_e(r['answer_text'])}</b></p><div class='row'>"
+            f"<div class='clip'><span class='id'>{_e(r.id)}</span> {_e(r.generator)}"
+            f"<p>{_e(r.question)} <b>{_e(r.answer_text)}</b></p><div class='row'>"
             + "".join(
                 f"<figure><img loading='lazy' src='{_e(src)}' alt='{_e(cap)}'>"
                 f"<figcaption>{_e(cap)}</figcaption></figure>"

@@ -11,13 +11,14 @@ from __future__ import annotations
 import html
 import math
 from collections import Counter, defaultdict
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from tempogen.io import write_bytes, write_text
+from tempogen.manifest import Row
 from tempogen.questions import TASKS
 
 PALETTE = ["#2563eb", "#f97316", "#16a34a", "#dc2626", "#9333ea", "#0891b2", "#ca8a04"]
@@ -109,10 +110,10 @@ def _hist(path: Path, title: str, values: list[float], xlabel: str) -> str:
     return _save(fig, path)
 
 
-def subject_speed(row: dict[str, Any]) -> float | None:
+def subject_speed(row: Row) -> float | None:
     """Mean speed of the question's subject in frame diagonals per second, from its states."""
-    labels = row.get("labels") or {}
-    tracks = {t["name"]: t for t in labels.get("tracks", [])}
+    labels = row.labels
+    tracks = {t["name"]: t for t in row.tracks}
     objects = (labels.get("query") or {}).get("objects") or []
     if not objects or objects[0] not in tracks:
         return None
@@ -135,7 +136,7 @@ def _table(head: list[str], body: list[list[Any]]) -> str:
 
 
 def write_report(
-    rows: list[dict[str, Any]],
+    rows: Sequence[Row],
     out_dir: Path,
     validity: dict[str, Any] | None = None,
     verify: dict[str, Any] | None = None,
@@ -144,37 +145,35 @@ def write_report(
     """Write ``out_dir/report.html`` and its plots under ``out_dir/report/``."""
     out_dir = Path(out_dir)
     img = out_dir / "report"
-    by_task: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    by_task: dict[str, list[Row]] = defaultdict(list)
     for r in rows:
-        by_task[r["task"]].append(r)
+        by_task[r.task].append(r)
     tasks = [t for t in TASKS if t in by_task] + sorted(t for t in by_task if t not in TASKS)
 
     counts = {
-        "generated": {t: sum(1 for r in by_task[t] if not r.get("source")) for t in tasks},
-        "edited": {t: sum(1 for r in by_task[t] if r.get("source")) for t in tasks},
+        "generated": {t: sum(1 for r in by_task[t] if not r.source) for t in tasks},
+        "edited": {t: sum(1 for r in by_task[t] if r.source) for t in tasks},
     }
     figs = [("Clips per task", _bar(img / "tasks.png", "Clips per task", counts))]
-    gens = Counter(r["generator"] for r in rows)
+    gens = Counter(r.generator for r in rows)
     figs.append(
         (
             "Clips per generator",
             _bar(img / "generators.png", "Clips per generator", {"clips": dict(gens)}),
         )
     )
-    flags = Counter(k for r in rows for k, v in (r.get("variation") or {}).items() if v)
-    flags["none"] = sum(1 for r in rows if not any((r.get("variation") or {}).values()))
+    flags = Counter(k for r in rows for k, v in r.variation.items() if v)
+    flags["none"] = sum(1 for r in rows if not any(r.variation.values()))
     figs.append(
         (
             "TOMATO variation flags",
             _bar(img / "variation.png", "Variation flags", {"clips": dict(flags)}),
         )
     )
-    balance = {
-        t: Counter(r["answer_text"] for r in by_task[t] if not r.get("source")) for t in tasks
-    }
+    balance = {t: Counter(r.answer_text for r in by_task[t] if not r.source) for t in tasks}
     spread = {t: _pattern_spread(by_task[t]) for t in tasks}
-    positions = {t: Counter(r["answer"] for r in by_task[t] if not r.get("source")) for t in tasks}
-    durations = [r["num_frames"] / r["fps"] for r in rows if r.get("fps")]
+    positions = {t: Counter(r.answer for r in by_task[t] if not r.source) for t in tasks}
+    durations = [r.num_frames / r.fps for r in rows if r.fps and r.num_frames is not None]
     figs.append(
         ("Clip durations", _hist(img / "durations.png", "Clip durations", durations, "seconds"))
     )
@@ -239,8 +238,8 @@ def write_report(
     gallery = []
     for t in tasks:
         thumbs = "".join(
-            f'<a href="index.html#{html.escape(r["id"])}"><img loading="lazy" src="sheets/{html.escape(r["id"])}.png" '
-            f'alt="{html.escape(r["id"])}" title="{html.escape(r["question"])}"></a>'
+            f'<a href="index.html#{html.escape(r.id)}"><img loading="lazy" src="sheets/{html.escape(r.id)}.png" '
+            f'alt="{html.escape(r.id)}" title="{html.escape(r.question)}"></a>'
             for r in by_task[t][:4]
         )
         gallery.append(f"<h3>{html.escape(t)}</h3><div class=strip>{thumbs}</div>")
@@ -280,13 +279,13 @@ addEventListener("load", () => {{
     return path
 
 
-def _pattern_spread(rows: list[dict[str, Any]]) -> int:
+def _pattern_spread(rows: list[Row]) -> int:
     """The largest max-min count of one pattern's answers among a task's generated rows
     (the planner balances answers per pattern, so this is 0 or 1 on a planned build)."""
     per: dict[str, Counter] = defaultdict(Counter)
     for r in rows:
-        if not r.get("source"):
-            per[r["generator"]][r["answer_key"]] += 1
+        if not r.source:
+            per[r.generator][r.answer_key] += 1
     return max((max(c.values()) - min(c.values()) for c in per.values()), default=0)
 
 

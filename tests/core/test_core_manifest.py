@@ -312,3 +312,23 @@ def test_read_manifest_gives_records_that_write_back_byte_identical(generated, t
         assert "answer_key" in r and "nope" not in r and r.get("nope", 7) == 7
         with pytest.raises(KeyError):
             r["nope"]
+
+
+def test_the_kit_builds_complete_valid_rows_overridable_by_keyword() -> None:
+    """``kit.manifest_row``: every field a build writes, valid as written; an override keeps
+    the answer's text and key in step with the options, unless they are given too."""
+    from kit import manifest_row
+
+    from tempogen.errors import InputFileError
+    from tempogen.manifest import Row
+
+    row = manifest_row()
+    assert isinstance(row, Row) and set(MANIFEST_SCHEMA["required"]) <= set(row.to_json())
+    validate_row(row.to_json())
+    assert len(row.tracks[0]["x"]) == row.num_frames == 8
+    keyed = manifest_row(num_frames=30, options=["Up.", "Down."], option_keys=["up", "down"])
+    validate_row(keyed.to_json())
+    assert (keyed.answer_text, keyed.answer_key, keyed.num_frames) == ("Down.", "down", 30)
+    assert manifest_row(answer_text="Upwards.").answer_text == "Upwards."  # as given
+    with pytest.raises(InputFileError, match="answer_text"):
+        validate_row(manifest_row(answer_text="Upwards.").to_json())  # a broken row on purpose

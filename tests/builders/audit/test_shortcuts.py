@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from kit import manifest_row
 
 from tempogen.builders.audit.shortcuts import (
     fold_of,
@@ -14,11 +15,12 @@ from tempogen.builders.audit.shortcuts import (
     shortcut_report,
     wilson,
 )
+from tempogen.manifest import Row
 
 WORDS = ["Clockwise.", "Counter-clockwise.", "Leftwards.", "Rightwards.", "Upwards.", "No."]
 
 
-def rows(n: int, seed: int = 0, *, pos=None, rank=None, word=None, slow=None) -> list[dict]:
+def rows(n: int, seed: int = 0, *, pos=None, rank=None, word=None, slow=None) -> list[Row]:
     """``n`` six-option count questions answered at random, unless a tell is planted: the
     answer always at option ``pos``, always the ``rank``-th smallest count, always worded
     ``word`` (text options), or (``slow``, text options) its key given away by the clip's
@@ -41,11 +43,11 @@ def rows(n: int, seed: int = 0, *, pos=None, rank=None, word=None, slow=None) ->
         frames = int(rng.integers(60, 300))
         if slow is not None:  # each answer has its own clip length
             frames = 60 + 40 * WORDS.index(key) + int(rng.integers(0, 10))
-        out.append({
-            "id": f"count-{i:04d}", "task": "count", "question": "How many times?",
-            "options": shown, "option_keys": shown, "answer": shown.index(key),
-            "answer_key": key, "generator": "g", "fps": 30.0, "num_frames": frames,
-        })  # fmt: skip
+        out.append(manifest_row(
+            id=f"count-{i:04d}", task="count", question="How many times?",
+            options=shown, option_keys=shown, answer=shown.index(key), answer_key=key,
+            generator="g", fps=30.0, num_frames=frames,
+        ))  # fmt: skip
     return out
 
 
@@ -63,7 +65,7 @@ def test_option_ranks_by_value_else_length() -> None:
 
 
 def test_variants_fall_in_their_sources_fold() -> None:
-    assert fold_of({"id": "count-0007~reverse"}) == fold_of({"id": "count-0007"})
+    assert fold_of(manifest_row(id="count-0007~reverse")) == fold_of(manifest_row(id="count-0007"))
 
 
 @pytest.mark.parametrize(
@@ -138,10 +140,12 @@ def test_per_row_unique_metadata_with_random_answers_stays_at_chance_out_of_fold
     from tempogen.builders.audit.shortcuts import fit_metadata
 
     data = rows(300, seed=3)
-    for i, r in enumerate(data):
-        r.update(generator=f"g{i:03d}", num_frames=60 + i, video_bytes=50_000 + 977 * i)
+    data = [
+        r.edited(generator=f"g{i:03d}", num_frames=60 + i, extra={"video_bytes": 50_000 + 977 * i})
+        for i, r in enumerate(data)
+    ]
     memorised = fit_metadata(data)
-    assert np.mean([memorised(r) == r["answer"] for r in data]) > 0.9  # the leak is real
+    assert np.mean([memorised(r) == r.answer for r in data]) > 0.9  # the leak is real
     report = shortcut_report(data, ["metadata"])
     s = report["baselines"]["metadata"]["overall"]
     assert s["n"] == 300 and not s["above_chance"] and report["passed"], format_shortcuts(report)

@@ -12,6 +12,7 @@ import zlib
 import numpy as np
 import pytest
 import sklearn.linear_model  # noqa: F401  (imported once here: the baselines import it lazily)
+from kit import manifest_row
 
 from tempogen.builders.audit.shortcuts import (
     MIN_JUDGED,
@@ -34,22 +35,22 @@ from tempogen.builders.audit.shortcuts import (
     with_sizes,
 )
 from tempogen.errors import ConfigurationError
+from tempogen.manifest import Row
 
 KEYS = ["Leftwards.", "Rightwards.", "Upwards."]
 
 
-def _row(i: int, answer: int, task: str = "direction", **extra) -> dict:
+def _row(i: int, answer: int, task: str = "direction", **extra) -> Row:
     """A three-option question answered at option ``answer`` (keys in a fixed order)."""
-    row = {
-        "id": f"{task}-{i:04d}", "task": task, "question": "Which way?", "options": list(KEYS),
-        "option_keys": list(KEYS), "answer": answer, "answer_key": KEYS[answer],
-        "generator": "g", "fps": 10.0, "num_frames": 60,
+    fields = {
+        "id": f"{task}-{i:04d}", "task": task, "question": "Which way?",
+        "options": list(KEYS), "option_keys": list(KEYS), "answer": answer, "generator": "g",
+        "fps": 10.0, "num_frames": 60,
     }  # fmt: skip
-    row.update(extra)
-    return row
+    return manifest_row(**{**fields, **extra})
 
 
-def _random(n: int, seed: int, task: str = "direction") -> list[dict]:
+def _random(n: int, seed: int, task: str = "direction") -> list[Row]:
     rng = np.random.default_rng(seed)
     return [_row(i, int(rng.integers(3)), task) for i in range(n)]
 
@@ -73,12 +74,11 @@ def test_wilson_at_the_99_bound_and_its_clamps() -> None:
 
 def test_folds_are_fixed_by_the_source_clip_and_all_used() -> None:
     ids = [f"q-{i:03d}" for i in range(40)]
-    folds = [fold_of({"id": i}) for i in ids]
+    folds = [fold_of(manifest_row(id=i)) for i in ids]
     assert set(folds) == {0, 1, 2, 3, 4}
-    assert {fold_of({"id": i}, 3) for i in ids} == {0, 1, 2}  # the number of folds is honoured
-    assert group_of({"id": "q-001~reverse~speed_2"}) == "q-001"
-    assert fold_of({"id": "q-001~reverse~speed_2"}) == fold_of({"id": "q-001"})
-    assert fold_of({"id": 7}) == fold_of({"id": "7"})  # an id that is a number is its text
+    assert {fold_of(manifest_row(id=i), 3) for i in ids} == {0, 1, 2}  # the folds asked
+    assert group_of(manifest_row(id="q-001~reverse~speed_2")) == "q-001"
+    assert fold_of(manifest_row(id="q-001~reverse~speed_2")) == fold_of(manifest_row(id="q-001"))
 
 
 # --- ranks: what a reader can rank blind ---------------------------------------------------------
@@ -98,12 +98,12 @@ def test_option_ranks_read_numbers_with_a_full_stop_and_break_ties_by_text() -> 
 
 def test_position_learns_per_task_and_option_count_and_breaks_ties_low() -> None:
     train = [_row(i, 2) for i in range(5)] + [_row(i, 1, "count") for i in range(5)]
-    train += [_row(10 + i, a, "speed") for i, a in enumerate([2, 2, 1, 1, 0])]  # a tie: 1 wins
+    train += [_row(10 + i, a, "rotation") for i, a in enumerate([2, 2, 1, 1, 0])]  # a tie: 1 wins
     predict = fit_position(train)
     assert predict(_row(99, 0)) == 2 and predict(_row(99, 0, "count")) == 1
-    assert predict(_row(99, 0, "speed")) == 1
-    four = {**_row(99, 0), "options": [*KEYS, "No."]}  # four options: never seen, option 0
-    assert predict(four) == 0 and predict(_row(99, 0, "unseen")) == 0
+    assert predict(_row(99, 0, "rotation")) == 1
+    four = _row(99, 0).edited(options=[*KEYS, "No."])  # four options: never seen, option 0
+    assert predict(four) == 0 and predict(_row(99, 0, "visual_cues")) == 0
 
 
 def test_rank_learns_the_largest_count_and_finds_it_wherever_it_sits() -> None:
@@ -111,11 +111,11 @@ def test_rank_learns_the_largest_count_and_finds_it_wherever_it_sits() -> None:
     train = []
     for i in range(12):
         counts = [str(c) for c in rng.permutation([2, 5, 9, 14])]
-        train.append({**_row(i, 0), "options": counts, "answer": counts.index("14")})
+        train.append(_row(i, 0).edited(options=counts, answer=counts.index("14")))
     predict = fit_rank(train)
-    assert predict({**_row(50, 0), "options": ["7", "30", "3", "12"]}) == 1
-    assert predict({**_row(51, 0), "options": ["30", "7", "3", "12"]}) == 0
-    unseen = {**_row(52, 0, "count"), "options": ["7", "30", "3", "12"]}
+    assert predict(_row(50, 0).edited(options=["7", "30", "3", "12"])) == 1
+    assert predict(_row(51, 0).edited(options=["30", "7", "3", "12"])) == 0
+    unseen = _row(52, 0, "count").edited(options=["7", "30", "3", "12"])
     assert predict(unseen) == 2  # a task it never learned: the smallest option
 
 
@@ -137,28 +137,30 @@ def test_the_text_classifier_learns_a_word_and_picks_the_best_scoring_option() -
     train = []
     for i in range(40):
         options = [str(w) for w in rng.permutation(words)]
-        train.append({**_row(i, 0), "options": options, "answer": options.index("Leftwards.")})
+        train.append(_row(i, 0).edited(options=options, answer=options.index("Leftwards.")))
     predict = fit_text(train, _bag)
     for order in (words, words[::-1], [words[2], *words[:2], words[3]]):
-        assert predict({**_row(99, 0), "options": order}) == order.index("Leftwards.")
+        assert predict(_row(99, 0).edited(options=order)) == order.index("Leftwards.")
     # one option a question: nothing to tell apart, option 0
-    single = [{**_row(i, 0), "options": ["Leftwards."]} for i in range(4)]
-    assert fit_text(single, _bag)({**_row(9, 0), "options": ["Up.", "Leftwards."]}) == 0
+    single = [_row(i, 0).edited(options=["Leftwards."]) for i in range(4)]
+    assert fit_text(single, _bag)(_row(9, 0).edited(options=["Up.", "Leftwards."])) == 0
 
 
 # --- metadata: what the file says ------------------------------------------------------------------
 
 
 def test_metadata_features_are_the_files_duration_rate_length_size_and_generator() -> None:
-    row = {"fps": 10.0, "num_frames": 50, "video_bytes": 200_000, "generator": "b"}
+    row = manifest_row(fps=10.0, num_frames=50, extra={"video_bytes": 200_000}, generator="b")
     assert metadata_features(row, ["a", "b"]).tolist() == [5.0, 10.0, 0.5, 0.4, 0.0, 1.0]
-    short = {"fps": 10.0, "num_frames": 5, "video_bytes": 20_000, "generator": "a"}
+    short = manifest_row(fps=10.0, num_frames=5, extra={"video_bytes": 20_000}, generator="a")
     assert metadata_features(short, ["a"]).tolist() == [0.5, 10.0, 0.05, 0.4, 1.0]  # per second
-    empty = metadata_features({}, ["a"])  # nothing known: zeros, no division by zero
+    # nothing known: zeros, no division by zero
+    empty = manifest_row(generator="b").edited(fps=None, num_frames=None)
+    empty = metadata_features(empty, ["a"])
     assert empty.tolist() == [0.0, 0.0, 0.0, 0.0, 0.0]
 
 
-def _tell(field: str, n: int = 45, seed: int = 0) -> list[dict]:
+def _tell(field: str, n: int = 45, seed: int = 0) -> list[Row]:
     """Random answers whose key one file field gives away (the others random)."""
     rng = np.random.default_rng(seed)
     rows = []
@@ -177,7 +179,15 @@ def _tell(field: str, n: int = 45, seed: int = 0) -> list[dict]:
         elif field == "generator":
             gen = f"gen-{a}"
         rows.append(
-            _row(i, a, fps=fps, num_frames=frames, video_bytes=size, generator=gen, id=f"m-{i:03d}")
+            _row(
+                i,
+                a,
+                fps=fps,
+                num_frames=frames,
+                extra={"video_bytes": size},
+                generator=gen,
+                id=f"m-{i:03d}",
+            )  # fmt: skip
         )
     return rows
 
@@ -191,24 +201,24 @@ def test_the_metadata_baseline_finds_a_tell_in_each_file_field(field: str) -> No
 
 def test_a_two_answer_task_is_learned_too() -> None:
     """Yes/no questions (two keys) whose answer the generator gives away: found."""
-    rows = [r for r in _tell("generator", 60) if r["answer"] < 2]
-    rows = [{**r, "options": KEYS[:2], "option_keys": KEYS[:2]} for r in rows]
+    rows = [r for r in _tell("generator", 60) if r.answer < 2]
+    rows = [r.edited(options=KEYS[:2], option_keys=KEYS[:2]) for r in rows]
     report = shortcut_report(rows, ["metadata"])
     assert report["baselines"]["metadata"]["overall"]["accuracy"] > 0.9 and not report["passed"]
 
 
 def test_metadata_skips_unkeyed_rows_and_one_key_tasks_and_maps_keys_to_options() -> None:
     train = _tell("generator", 30)
-    train += [{**r, "answer_key": None, "id": f"x-{i}"} for i, r in enumerate(_tell("fps", 10))]
+    train += [r.edited(answer_key=None, id=f"x-{i}") for i, r in enumerate(_tell("fps", 10))]
     train += [_row(200 + i, 1, "count", generator="gen-0") for i in range(6)]  # one key only
     predict = fit_metadata(train)
     probe = _row(999, 0, generator="gen-2")
     assert predict(probe) == 2
-    shuffled = {**probe, "option_keys": [KEYS[2], KEYS[0], KEYS[1]]}
+    shuffled = probe.edited(option_keys=[KEYS[2], KEYS[0], KEYS[1]])
     assert predict(shuffled) == 0  # the key the model picks, wherever its option sits
     assert predict(_row(998, 0, "count", generator="gen-2")) == 0  # no model for one key
-    assert predict({**probe, "option_keys": []}) == 0  # no keys to map to: option 0
-    unknown = {**probe, "option_keys": ["No.", "Never.", KEYS[2]]}
+    assert predict(probe.edited(option_keys=[])) == 0  # no keys to map to: option 0
+    unknown = probe.edited(option_keys=["No.", "Never.", KEYS[2]])
     assert predict(unknown) == 2  # keys the model never saw score 0
 
 
@@ -220,9 +230,8 @@ def test_answers_that_follow_the_fold_are_never_guessed_out_of_fold() -> None:
     the fold it scores would be right every time; out of fold it is never right."""
     rows = []
     for i in range(300):
-        r = {**_row(i, 0), "options": [f"{k}" for k in "ABCDE"], "option_keys": list("ABCDE")}
-        r["answer"] = fold_of(r)
-        rows.append(r)
+        r = _row(i, 0).edited(options=list("ABCDE"), option_keys=list("ABCDE"))
+        rows.append(r.edited(answer=fold_of(r)))
     s = shortcut_report(rows, ["position"])["baselines"]["position"]["overall"]
     assert s["n"] == 300 and s["correct"] == 0
 
@@ -244,16 +253,15 @@ def test_the_number_of_folds_asked_for_is_the_number_scored() -> None:
 
 
 def test_no_questions_report_zeros_and_nothing_above_chance() -> None:
-    report = shortcut_report([{**_row(0, 0), "options": []}], ["position", "rank"])
+    report = shortcut_report([_row(0, 0).edited(options=[])], ["position", "rank"])
     s = report["baselines"]["position"]["overall"]
     assert report["questions"] == 0 and report["passed"]
     assert (s["n"], s["correct"], s["accuracy"], s["chance"]) == (0, 0, 0.0, 0.0)
     assert s["ci95"] == [0.0, 1.0] and not s["above_chance"]
 
 
-def test_rows_without_options_or_answer_are_left_out_and_answer_zero_is_kept() -> None:
-    rows = [_row(i, 0) for i in range(5)]
-    rows += [{**_row(10, 0), "options": []}, {**_row(11, 0), "answer": None}]
+def test_rows_without_options_are_left_out_and_answer_zero_is_kept() -> None:
+    rows = [_row(i, 0) for i in range(5)] + [_row(10, 0).edited(options=[])]
     report = shortcut_report(rows, ["position"])
     assert report["questions"] == 5 and report["folds"] == 5
     assert report["baselines"]["position"]["overall"]["n"] == 5
@@ -280,7 +288,7 @@ def test_sixty_questions_are_enough_for_the_text_baseline() -> None:
 
 
 def test_scores_count_chance_per_question_and_judge_from_thirty() -> None:
-    two = [{**_row(i, 1), "options": KEYS[:2], "option_keys": KEYS[:2]} for i in range(15)]
+    two = [_row(i, 1).edited(options=KEYS[:2], option_keys=KEYS[:2]) for i in range(15)]
     rows = two + [_row(100 + i, 1) for i in range(15)]  # half of two options, half of three
     report = shortcut_report(rows, ["position"])
     s = report["baselines"]["position"]["overall"]
@@ -375,8 +383,9 @@ def _manifest(root, copies: int = 0):
 def test_video_sizes_are_read_beside_the_manifest(tmp_path) -> None:
     (tmp_path / "videos").mkdir()
     (tmp_path / "videos" / "a.mp4").write_bytes(b"x" * 1234)
-    rows = with_sizes([{"video": "videos/a.mp4"}, {"video": "videos/gone.mp4"}, {}], tmp_path)
-    assert [r["video_bytes"] for r in rows] == [1234, 0, 0]  # missing file, no video, a folder
+    videos = ["videos/a.mp4", "videos/gone.mp4", "videos"]
+    rows = with_sizes([manifest_row(video=v) for v in videos], tmp_path)
+    assert [r.extra["video_bytes"] for r in rows] == [1234, 0, 0]  # a file, a missing one, a folder
 
 
 def test_a_manifest_is_audited_with_its_rows_and_the_baselines_asked(tmp_path) -> None:

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kit import manifest_row
 
 from tempogen.builders.audit.sampling import uniform
 from tempogen.builders.audit.validity import (
@@ -21,6 +22,7 @@ from tempogen.facts import answer_of, get_fact
 from tempogen.generators.build import labels_json, plan, question_fields, spec_labels
 from tempogen.generators.motion import get_motion
 from tempogen.labels import Labels, Query, Track
+from tempogen.manifest import Row
 
 FPS = 15.0
 N = 61  # uniform(61, 16) is every 4th frame
@@ -165,15 +167,13 @@ def test_ratio_gain_is_tomatos_formula():
     assert np.isfinite(ratio_gain(0.5, 0.0))
 
 
-def _row(rid: str, labels: Labels, key: str, option_keys: list[str], task="direction") -> dict:
-    return {
-        "id": rid,
-        "task": task,
-        "answer_key": key,
-        "options": [k.title() + "." for k in option_keys],
-        "option_keys": option_keys,
-        "labels": labels.to_json(),
-    }
+def _row(rid: str, labels: Labels, key: str, option_keys: list[str], task="direction") -> Row:
+    options = [k.title() + "." for k in option_keys]
+    answer = option_keys.index(key) if key in option_keys else 0
+    return manifest_row(
+        id=rid, task=task, options=options, option_keys=option_keys, answer=answer,
+        answer_key=key, labels=labels.to_json(),
+    )  # fmt: skip
 
 
 def test_report_arithmetic_by_hand():
@@ -187,7 +187,7 @@ def test_report_arithmetic_by_hand():
     rows = [
         _row("still", still(), "none", opts),
         _row("slide", slide_left(), "left", opts),
-        {"id": "ext", "task": "direction", "labels": {"direction": ["left"]}, "options": opts},
+        manifest_row(id="ext", labels={"direction": ["left"]}, options=opts),
     ]
     rep = validity_report(rows, seed=0)
     assert rep["audited"] == 2 and rep["skipped"] == 1
@@ -218,7 +218,7 @@ def test_report_lists_problems():
 
 
 @pytest.fixture(scope="module")
-def generated_rows() -> list[dict]:
+def generated_rows() -> list[Row]:
     """Manifest-like rows of the tiny config's 24 clips, labels only (nothing rendered)."""
     cfg = load_config(Path(__file__).resolve().parents[3] / "configs" / "tiny.yaml")
     rows = []
@@ -226,7 +226,7 @@ def generated_rows() -> list[dict]:
         labels, _, opt_rng = spec_labels(spec)
         motion = get_motion(spec.motion)
         q = question_fields(motion, labels, spec.answer_key, opt_rng, spec.answer_pos)
-        rows.append({"id": spec.id, "task": spec.task, **q, "labels": labels_json(labels)})
+        rows.append(manifest_row(id=spec.id, task=spec.task, **q, labels=labels_json(labels)))
     return rows
 
 
@@ -240,7 +240,7 @@ def test_generated_questions_are_temporal(generated_rows):
     c = o["certificates"]
     assert c["answerable_16"] == c["not_single_frame"] == c["aliasing_ok"] == 100.0
     assert c["minimal_m_missing"] == 0 and 2 <= c["minimal_m_mean"] <= 16
-    assert set(rep["tasks"]) == {r["task"] for r in generated_rows}
+    assert set(rep["tasks"]) == {r.task for r in generated_rows}
     assert validity_report(generated_rows, seed=0) == rep  # deterministic
 
 
@@ -260,7 +260,7 @@ def test_report_is_json_and_bad_rows_are_named():
     rep = validity_report([_row("slide", slide_left(), "left", opts)])
     assert json.loads(json.dumps(rep)) == rep
     bad = _row("broken", slide_left(), "left", opts)
-    bad["labels"]["query"]["fact"] = "colour"
+    bad.labels["query"]["fact"] = "colour"
     with pytest.raises(ValueError, match="broken"):
         validity_report([bad])
 

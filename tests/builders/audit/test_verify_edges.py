@@ -40,6 +40,7 @@ from tempogen.generators.motion import MOTIONS, get_motion
 from tempogen.generators.noise import NoiseClip, foreground
 from tempogen.generators.render2d import Compositor, Coverage
 from tempogen.labels import Labels
+from tempogen.manifest import as_row
 from tempogen.observe import uniform_indices
 from tempogen.video import VideoWriter, read_video, write_video
 
@@ -442,6 +443,22 @@ def test_verify_manifest_checks_each_row_and_lists_declared_ones_apart(root, sli
     assert [v.id for v in report.disagreements] == ["slide-wrong"]
 
 
+def test_a_row_with_states_but_a_field_missing_is_refused_naming_line_and_field(
+    root, slide
+) -> None:
+    """Per-frame labels make a row a manifest row, read as a record: one that lacks a field
+    every row has (here ``seed``), or the answer key it is checked against, is refused by
+    name, never verified from what is left of it."""
+    lacking = {k: v for k, v in slide.items() if k != "seed"}
+    path = write_jsonl(root / "lacking.jsonl", [slide, lacking])
+    with pytest.raises(InputFileError) as err:
+        verify_manifest(path)
+    assert str(err.value) == f"{path}:2: seed: required field is missing"
+    keyless = {k: v for k, v in slide.items() if k != "answer_key"}
+    with pytest.raises(InputFileError, match="'slide-0': answer_key: required to check"):
+        verify_row(keyless, root)
+
+
 @pytest.mark.parametrize(
     ("sample", "picked"),
     [(None, [0, 1, 2, 3]), (2, [0, 2]), (3, [0, 1, 2]), (4, [0, 1, 2, 3]), (9, [0, 1, 2, 3])],
@@ -488,7 +505,7 @@ def test_an_empty_manifest_is_refused_naming_it(tmp_path) -> None:
 def test_a_worker_elsewhere_is_sent_the_video_of_each_checked_row(slide) -> None:
     """What a remote executor ships with each row: the video a pixel check reads, and nothing
     for a row without per-frame labels (it is never sent to a worker)."""
-    assert VERIFY.inputs(slide) == [slide["video"]]
+    assert VERIFY.inputs(as_row(slide)) == [slide["video"]]
     for row in _declared_rows(slide):
-        assert VERIFY.inputs(row) == []
-    assert VERIFY.inputs({**slide, "labels": None}) == []
+        assert VERIFY.inputs(as_row(row)) == []
+    assert VERIFY.inputs(as_row({**slide, "labels": {}})) == []

@@ -52,6 +52,29 @@ def test_readme_example_writes_every_row(example_export, manifest):
     assert example_export in all_exports()
 
 
+def test_a_plugin_reading_rows_as_dicts_still_reads_manifest_records(example_export, tmp_path):
+    """``read_manifest`` gives :class:`Row` records; a plugin written when rows were dicts
+    (``r["id"]``, ``r["task"]``) reads them through the Row's read-only mapping view, the
+    documented compatibility path, and writes what it wrote from the dicts."""
+    from kit import manifest_row
+
+    from tempogen.manifest import read_manifest, write_manifest
+
+    made = [manifest_row(id=f"direction-{i:04d}", task="direction") for i in range(2)]
+    made.append(manifest_row(id="count-0000", task="count", options=["1", "2"], answer=0))
+    write_manifest(tmp_path / "manifest.jsonl", made)
+    records = read_manifest(tmp_path / "manifest.jsonl")
+    with open(example_export(records, tmp_path), newline="", encoding="utf-8") as f:
+        read = list(csv.DictReader(f))
+    with open(example_export([r.to_json() for r in made], tmp_path / "dicts"), newline="") as f:
+        assert read == list(csv.DictReader(f))
+    assert [(r["id"], r["task"], r["answer"]) for r in read] == [
+        ("direction-0000", "direction", "Rightwards."),
+        ("direction-0001", "direction", "Rightwards."),
+        ("count-0000", "count", "1"),
+    ]
+
+
 def test_readme_shows_the_example_verbatim():
     body = EXAMPLE.read_text(encoding="utf-8").split('"""', 2)[2].strip()
     assert body in (ROOT / "README.md").read_text(encoding="utf-8")

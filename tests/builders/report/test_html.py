@@ -10,8 +10,14 @@ from urllib.parse import unquote
 
 import pytest
 from headless import Browser
+from kit import manifest_row
 
-from tempogen.builders.report.html import write_index
+from tempogen.builders.report.html import write_index as write_records
+
+
+def write_index(rows: list[dict], page: Path, **kw) -> None:
+    """:func:`write_records` of the conftest rows (dicts, varied here) made complete rows."""
+    write_records([manifest_row(**r) for r in rows], page, **kw)
 
 
 class _Links(HTMLParser):
@@ -218,6 +224,6 @@ def test_the_encoding_filter_reads_noise_clips_from_their_labels() -> None:
     from tempogen.builders.report.html import FILTERS
 
     values = dict((key, fn) for key, _, fn in FILTERS)["encoding"]
-    noise = {"labels": {"meta": {"encoding": {"style": "temporal_noise"}}}}
+    noise = manifest_row(labels={"meta": {"encoding": {"style": "temporal_noise"}}})
     assert values(noise) == ["temporal noise"]
-    assert values({"labels": {"meta": {}}}) == ["plain"]
+    assert values(manifest_row(labels={"meta": {}})) == ["plain"]

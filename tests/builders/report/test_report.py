@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from headless import chromium
-from kit import run_cli
+from kit import manifest_row, run_cli
 
 
 @pytest.fixture(scope="module")
@@ -145,8 +145,8 @@ def test_eval_tomato_cli_scores_known_predictions(dataset: Path, tmp_path: Path)
 def test_answer_spread_is_per_pattern() -> None:
     from tempogen.builders.report.report import _pattern_spread
 
-    rows = [{"generator": "a", "answer_key": k} for k in "1123"]  # a: 1 twice, 2 and 3 once
-    rows += [{"generator": "b", "answer_key": "9"}] * 3  # b alone is balanced
-    rows += [{"generator": "a", "answer_key": "1", "source": "x"}] * 5  # variants do not count
+    rows = [manifest_row(generator="a", answer_key=k) for k in "1123"]  # a: 1 twice, 2, 3 once
+    rows += [manifest_row(generator="b", answer_key="9")] * 3  # b alone is balanced
+    rows += [manifest_row(generator="a", answer_key="1", source="x")] * 5  # variants: not counted
     assert _pattern_spread(rows) == 1
-    assert _pattern_spread(rows + [{"generator": "a", "answer_key": "1"}]) == 2
+    assert _pattern_spread(rows + [manifest_row(generator="a", answer_key="1")]) == 2
