@@ -34,6 +34,7 @@ from tempogen.generators.planning import (
     twin_key,
 )
 from tempogen.generators.render2d import Compositor, make_background
+from tempogen.kinds import DemonstrationType, Task
 from tempogen.labels import Labels
 from tempogen.manifest import Row
 from tempogen.questions import VARIATION_KEYS, choose_options, option_text
@@ -221,9 +222,9 @@ def _render_new(
         row = Row(
             id=spec.id,
             video=video_rel,
-            task=spec.task,
+            task=Task(spec.task),
             generator=spec.motion,
-            demonstration_type="simulated",
+            demonstration_type=DemonstrationType.SIMULATED,
             **question_fields(
                 motion,
                 labels,
