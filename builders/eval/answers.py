@@ -177,7 +177,7 @@ def _letter_closed(text: str, end: int, letter: str) -> bool:
         return True
     if rest[0] in " \t" and letter.isupper():
         nxt = rest.lstrip(" \t")
-        word = re.split(r"[^A-Za-z]", nxt, maxsplit=1)[0]  # its leading letters
+        word = re.match(r"[A-Za-z]*", nxt).group(0)
         if letter in "AI" and word[:1].islower() and word not in _LETTER_JOINERS:
             return False
         return True
@@ -231,7 +231,7 @@ def _by_option_text(text: str, options: Sequence[str]) -> list[int]:
         if not inside and not _negated(words, clause_of, start):
             kept.add(k)
     # Options with identical normalized text (duplicates) count once, as the first of them.
-    firsts: dict[tuple[str, ...], int] = {}
+    firsts = {}
     for k in sorted(kept):
         firsts.setdefault(tuple(_words(str(options[k]))), k)
     return sorted(firsts.values())
