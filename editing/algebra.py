@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import replace
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
@@ -27,8 +27,8 @@ from tempogen.labels import Labels
 # -- per-frame states -----------------------------------------------------------------------
 # What ``labels.meta`` holds per frame or per view, and so must move with the frames:
 # each subject's 3D points (one per frame) and the camera that projects them into the picture.
-FRAME_META = ("joints3d",)
-VIEW_META = ("camera",)
+FRAME_META: tuple[Literal["joints3d"], ...] = ("joints3d",)
+VIEW_META: tuple[Literal["camera"], ...] = ("camera",)
 
 
 def _unmovable(labels: Labels, op: str) -> None:
@@ -45,7 +45,7 @@ def retime(labels: Labels, sel: np.ndarray, fps: float | None = None, op: str = 
     """States at the selected frames (reverse, speed, trim, loop); per-frame meta (3D joints)
     is taken at the same frames."""
     _unmovable(labels, op)
-    meta = dict(labels.meta)
+    meta = labels.meta.copy()
     for key in FRAME_META:
         if key in meta:
             meta[key] = {k: [v[int(i)] for i in sel] for k, v in meta[key].items()}
@@ -60,7 +60,10 @@ def unprojected(labels: Labels) -> Labels:
     drop = FRAME_META + VIEW_META
     if not any(k in labels.meta for k in drop):
         return labels
-    return replace(labels, meta={k: v for k, v in labels.meta.items() if k not in drop})
+    meta = labels.meta.copy()
+    for key in drop:
+        meta.pop(key, None)
+    return replace(labels, meta=meta)
 
 
 def move(labels: Labels, maps: np.ndarray, size: tuple[int, int], op: str) -> Labels:

@@ -105,7 +105,7 @@ def paste(out: np.ndarray, image: np.ndarray, quad: np.ndarray) -> None:
     if x1 <= x0 or y1 <= y0:
         return
     # image pixel i spans [i, i + 1) like a label's; OpenCV puts pixel centres on integers
-    src = np.float32([[0, 0], [w, 0], [w, h], [0, h]]) - 0.5
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], dtype=np.float32) - 0.5
     dst = (quad - [x0 + 0.5, y0 + 0.5]).astype(np.float32)
     m = cv2.getPerspectiveTransform(src, dst)
     size = (x1 - x0, y1 - y0)

@@ -34,6 +34,7 @@ from tempogen.generators.planning import (
     twin_key,
 )
 from tempogen.generators.render2d import Compositor, make_background
+from tempogen.kinds import DemonstrationType, Task
 from tempogen.labels import Labels
 from tempogen.manifest import Row
 from tempogen.questions import VARIATION_KEYS, choose_options, option_text
@@ -192,7 +193,7 @@ def _render_new(
     noise = _noise_clip(scene, spec, bg_rng, idx) if spec.encoding else None
     if noise is not None:
         frames = noise.frames()
-    sampled: list[np.ndarray] = [None] * SAMPLES  # type: ignore[list-item]
+    sampled: dict[int, np.ndarray] = {}  # sample slot -> a copy of its frame
     # The clip's record is its commit: the video takes its final name only after the record
     # is written, so a kill or a full disk never leaves a finished-looking video unrecorded.
     partial = staging(video_path)
@@ -212,7 +213,8 @@ def _render_new(
                     f"{spec.id}: motion {spec.motion!r} rendered {written} frames, "
                     f"its labels have {labels.num_frames}"
                 )
-        write_sheet(sheet_path, np.stack(sampled), sorted(wanted), tile_width=SHEET_TILE)
+        sheet = np.stack([sampled[k] for k in range(SAMPLES)])
+        write_sheet(sheet_path, sheet, sorted(wanted), tile_width=SHEET_TILE)
 
         cert = certify(labels)
         cert_json = certificate_json(cert)
@@ -221,9 +223,9 @@ def _render_new(
         row = Row(
             id=spec.id,
             video=video_rel,
-            task=spec.task,
+            task=Task(spec.task),
             generator=spec.motion,
-            demonstration_type="simulated",
+            demonstration_type=DemonstrationType.SIMULATED,
             **question_fields(
                 motion,
                 labels,
@@ -279,6 +281,8 @@ def _noise_clip(scene: Scene, spec: Spec, bg_rng: np.random.Generator, idx: np.n
 
     labels = scene.labels()
     if scene.world is not None:
+        # the World protocol (generators/motion.py, being restructured apart) does not yet
+        # declare frames_and_masks; every world a noise spec can name has it
         pairs = scene.world.frames_and_masks(spec.background, bg_rng)  # type: ignore[attr-defined]
     else:
         cover = Coverage(labels, foreground(labels))

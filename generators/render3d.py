@@ -209,7 +209,9 @@ class Renderer:
         if smooth:
             pos, idx = verts, faces
             normals = vertex_normals(verts, faces)
-            col = linear_rgba(color if color is not None else vertex_colors, len(verts), "add_mesh")
+            paint = color if color is not None else vertex_colors
+            assert paint is not None  # exactly one colour argument, and it is not face_colors
+            col = linear_rgba(paint, len(verts), "add_mesh")
         else:  # one vertex per face corner, so each face keeps its own normal and colour
             pos = verts[faces].reshape(-1, 3)
             idx = np.arange(len(pos)).reshape(-1, 3)
@@ -299,7 +301,7 @@ class Renderer:
     def set_vertices(self, handle: int, vertices: np.ndarray) -> None:
         """New vertex positions (V, 3) in metres for a dynamic mesh; normals follow."""
         dyn = self._owned.get(handle)
-        if dyn is None or not dyn.dynamic:
+        if dyn is None or dyn.normals is None:  # only a dynamic mesh keeps a normals solver
             raise RenderError(f"mesh {handle!r} is not a dynamic mesh (use add_dynamic_mesh)")
         v = np.asarray(vertices, dtype=np.float32)
         if v.shape != (len(dyn.data), 3):

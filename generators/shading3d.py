@@ -39,7 +39,7 @@ def srgb_to_linear(rgb: Any) -> np.ndarray:
     return np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
 
 
-def linear_rgba(colors: np.ndarray, n: int, what: str) -> np.ndarray:
+def linear_rgba(colors: np.ndarray | RGB, n: int, what: str) -> np.ndarray:
     """sRGB colours ((n, 3) or (3,)) as (n, 4) linear RGBA float32; ``what`` names the caller."""
     c = np.asarray(colors, dtype=np.float64)
     if c.ndim == 1:

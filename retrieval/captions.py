@@ -304,19 +304,19 @@ def offline_pairs(
             " use --source llm or a file for more"
         )
     queues = []
-    for key in sorted(buckets):
-        items = list(buckets[key])
+    for category in sorted(buckets):
+        items = list(buckets[category])
         rng.shuffle(items)
         queues.append(items)
     order: list[CaptionPair] = []
     for row in itertools.zip_longest(*queues):
         order.extend(p for p in row if p is not None)
     index = NearDuplicateIndex(order, NEAR_DUPLICATE_THRESHOLD)
-    embed = near_dup == "embedding" and n > 0
-    if embed and encoder is None:
+    embedder: Encoder | None = None  # set when near duplicates are judged by embeddings
+    if near_dup == "embedding" and n > 0:
         from tempogen.retrieval.embed import shared_encoder
 
-        encoder = shared_encoder()
+        embedder = encoder if encoder is not None else shared_encoder()
     vecs: dict[int, Any] = {}
     kept: np.ndarray | None = None  # the chosen pairs' vectors, one row each
     chosen: list[CaptionPair] = []
@@ -330,10 +330,10 @@ def offline_pairs(
             continue
         if near_dup == "jaccard" and index.query(i):
             continue
-        if embed:
+        if embedder is not None:
             if i not in vecs:  # the next candidates not already excluded by their events
                 chunk = [k for k in range(i, len(order)) if keys[k] not in seen][:_CHUNK]
-                vecs.update(zip(chunk, pair_vectors([order[k] for k in chunk], encoder)))
+                vecs.update(zip(chunk, pair_vectors([order[k] for k in chunk], embedder)))
             vec = vecs[i]
             if kept is not None and float(np.max(kept @ vec)) >= EMBEDDING_THRESHOLD - 0.01:
                 continue

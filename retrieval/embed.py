@@ -186,7 +186,10 @@ class Encoder:
     def dim(self) -> int:
         if self.onnx:
             return int(self.session.get_outputs()[0].shape[-1])
-        return int(self.model.get_sentence_embedding_dimension())
+        dim = self.model.get_sentence_embedding_dimension()
+        if dim is None:  # a model without a fixed-size output: nothing to index by
+            raise ValueError(f"{self.model_id}: the model states no embedding dimension")
+        return int(dim)
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         """(n, d) float32 unit vectors; duplicates are encoded once, longest-first batches."""

@@ -62,7 +62,7 @@ def benchmark(
     plain = SentenceTransformer(str(resolve_model_path(None)), device="cpu")
     plain.encode(texts[:64])  # warm-up, as the Encoders below are warmed
     load = {"plain_fp32": time.perf_counter() - t0}
-    encoders = {}
+    encoders: dict[str, Encoder] = {}  # by backend name, looked up by every timed name
     for b in backends:
         t0 = time.perf_counter()
         encoders[b] = Encoder(backend=b, device="cpu")

@@ -32,7 +32,7 @@ def export_onnx(st: SentenceTransformer, model_path: Path | str, dest: Path) -> 
     import torch
 
     mods = list(st)
-    pool = getattr(mods[1], "get_config_dict", dict)() if len(mods) > 1 else {}
+    pool: dict[str, object] = getattr(mods[1], "get_config_dict", dict)() if len(mods) > 1 else {}
     mode = pool.get("pooling_mode")  # sentence-transformers >= 6; older: boolean flags
     modes = (
         [mode]
@@ -55,6 +55,9 @@ def export_onnx(st: SentenceTransformer, model_path: Path | str, dest: Path) -> 
             f"(found {', '.join(type(m).__name__ for m in mods)}, pooling {modes}); "
             "use backend='torch'"
         )
+    net = mods[0].auto_model  # the Hugging Face model the Transformer module wraps
+    if not isinstance(net, torch.nn.Module):
+        raise ValueError(f"{model_path}: its transformer holds no torch model; use backend='torch'")
     names = [n for n in ("input_ids", "attention_mask", "token_type_ids")]
     names = [n for n in names if n in st.tokenizer.model_input_names]
 
@@ -74,7 +77,7 @@ def export_onnx(st: SentenceTransformer, model_path: Path | str, dest: Path) -> 
     with atomic_path(dest) as tmp, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         torch.onnx.export(
-            Pooled(mods[0].auto_model).eval(),
+            Pooled(net).eval(),
             tuple(sample[n] for n in names),
             str(tmp),
             input_names=names,

@@ -61,8 +61,10 @@ def _from_json(text: str) -> list[tuple[str, str]] | None:
     out = []
     for item in data if isinstance(data, list) else []:
         if isinstance(item, dict):
-            vals = [item.get(k) for k in ("pos", "neg")]
-            if not all(isinstance(v, str) for v in vals):
+            pos, neg = item.get("pos"), item.get("neg")
+            if isinstance(pos, str) and isinstance(neg, str):
+                vals = [pos, neg]
+            else:
                 vals = [v for v in item.values() if isinstance(v, str)][:2]
         elif isinstance(item, list):
             vals = [v for v in item if isinstance(v, str)][:2]

@@ -228,7 +228,8 @@ def check_lmms_eval(task_dir: Path) -> list[FileCheck]:
         lines = read_lines(data)
     except InputFileError as exc:
         return [*checks, FileCheck(data, "lmms-eval documents", 0, "document", (str(exc),))]
-    problems, seen = [], {}
+    problems: list[str] = []
+    seen: dict[object, int] = {}  # document id -> the line that first gave it
     for n, doc in lines:
         bad = _lmms_doc_problem(doc, videos)
         if bad is None and doc["id"] in seen:

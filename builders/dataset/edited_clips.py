@@ -68,18 +68,18 @@ def question_fields(
     """Question and options rewritten from the edited clip's answer (``motion``: the source
     row's pattern, for clips with per-frame labels)."""
     if clip.labels is not None and motion is not None:
-        fact = motion.fact
+        asked = motion.fact
         value = answer_of(clip.labels)
         if value is None:
             raise VariantRejected("the edited states do not determine an answer")
-        key = answer_key(fact, value)
-        keys = choose_options(fact, key, clip.labels, rng)
+        key = answer_key(asked, value)
+        keys = choose_options(asked, key, clip.labels, rng)
         return {
             "question": motion.question_text(clip.labels),
-            "options": [option_text(fact, k, clip.labels) for k in keys],
+            "options": [option_text(asked, k, clip.labels) for k in keys],
             "option_keys": keys,
             "answer": keys.index(key),
-            "answer_text": option_text(fact, key, clip.labels),
+            "answer_text": option_text(asked, key, clip.labels),
             "answer_key": key,
         }
     fact = row.get("fact") or (next(iter(clip.facts)) if len(clip.facts) == 1 else None)

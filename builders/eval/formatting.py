@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from tempogen.io import write_json
@@ -193,16 +193,17 @@ def _format_any(scores: dict[str, Any]) -> list[str]:
 
 def format_scores(scores: dict[str, Any], max_problems: int = 20) -> str:
     """Human-readable tables for the output of any ``score_*`` function."""
-    kind = scores.get("benchmark")
-    formatter = {
+    kind = str(scores.get("benchmark"))
+    builtin: dict[str, Callable[[dict[str, Any]], list[str]]] = {
         "tomato": _format_tomato,
         "vinoground": _format_vinoground,
         "videott": _format_videott,
-    }.get(kind)
+    }
+    formatter = builtin.get(kind)
     if formatter is None:  # a plugin format's scores: its own ``show``, or a line a model
         from tempogen.builders.exports import format_with
 
-        fmt = format_with("score", str(kind), "scores: benchmark")
+        fmt = format_with("score", kind, "scores: benchmark")
         formatter = fmt.show or _format_any
     lines = formatter(scores)
     if not scores["models"]:

@@ -323,8 +323,8 @@ def _run_vinoground(root: Path, ask: _Asker, out: Path, limit: int | None, progr
     text_qs = _load_list(root / "vinoground_textscore.json")
     video_qs = _load_list(root / "vinoground_videoscore.json")
     by_pair: dict[str, dict[str, dict[str, Any]]] = {}
-    for kind, qs in (("text", text_qs), ("video", video_qs)):
-        for i, q in enumerate(qs):
+    for kind, listed in (("text", text_qs), ("video", video_qs)):
+        for i, q in enumerate(listed):
             idx = str(q.get("idx", ""))
             pair, _, side = idx.rpartition("_")
             if side not in ("pos", "neg") or not q.get("video_name") or not q.get("question"):

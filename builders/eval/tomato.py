@@ -187,7 +187,8 @@ def _tomato_summary(
         entry = entries[key]
         by_task[key[0]].append(ok)
         by_demo[str(entry.get("demonstration_type", "unknown"))].append(ok)
-        variation = entry.get("variation") if isinstance(entry.get("variation"), dict) else {}
+        given = entry.get("variation")
+        variation = given if isinstance(given, dict) else {}
         for flag in VARIATION_KEYS:
             if variation.get(flag):
                 by_var[flag].append(ok)

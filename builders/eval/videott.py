@@ -140,9 +140,9 @@ def score_videott(dataset_dir: PathLike, predictions: PathLike) -> dict[str, Any
     unparsable: dict[str, int] = defaultdict(int)
     for path in prediction_files(Path(predictions), problems):
         for where, row in prediction_records(path, problems):
-            qid = row.get("qid")
-            if qid is not None:
-                qid = str(qid)
+            given = row.get("qid")
+            if given is not None:
+                qid = str(given)
                 if qid not in questions:
                     problems.add(where, f"unknown qid {qid!r}; skipped")
                     continue

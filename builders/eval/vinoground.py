@@ -47,7 +47,9 @@ def load_vinoground(root: Path) -> tuple[dict[str, dict[str, Any]], dict[tuple[s
     if not rows:
         raise InputFileError(f"{csv_path}: empty")
     header = [h.strip().lower() for h in rows[0]]
-    col = {name: header.index(name) for name in ("pos_cal", "neg_cal") if name in header}
+    col: dict[str, int] = {
+        name: header.index(name) for name in ("pos_cal", "neg_cal") if name in header
+    }
     pairs: dict[str, dict[str, Any]] = {}
     for n, row in enumerate(rows[1:], 2):
         if not any(c.strip() for c in row):

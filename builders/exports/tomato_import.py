@@ -75,9 +75,11 @@ def read_answer(task: str, options: list[str], answer: int) -> tuple[str, str, l
     for fact in TASK_FACTS.get(task, ()):
         table = _wordings(fact)
         keys = [table.get(_norm(o)) for o in options]
-        if keys[answer] is not None:
-            whole = None if None in keys or len(set(keys)) < len(keys) else keys
-            return fact, str(keys[answer]), whole  # type: ignore[arg-type]
+        key = keys[answer]
+        if key is not None:
+            named = [k for k in keys if k is not None]
+            whole = named if len(named) == len(keys) and len(set(named)) == len(named) else None
+            return fact, key, whole
     return "", "", None
 
 

@@ -137,7 +137,9 @@ class BodyWorld:
     ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """RGB frames and the coverage (uint8 alpha) of every person and prop, for a
         noise-encoded clip: the one render pass gives both (arrays reused between frames)."""
-        return self._render(background, rng, None, coverage=True)  # type: ignore[return-value]
+        for frame, mask in self._render(background, rng, None, coverage=True):
+            assert mask is not None  # coverage=True: each render leaves its meshes' alpha
+            yield frame, mask
 
     def _render(
         self,

@@ -19,7 +19,7 @@ def _setup_action(spec: PairSpec) -> Setup2D:
     look = scene.look(("arrow",), float(rng.uniform(1.5, 1.9)) * scene.unit)
     rest = {"a": {"x": float(rng.uniform(0.4, 0.6)) * spec.width, "y": 0.6 * spec.height}}
     events = tuple(object_event("a", look, k, scene.unit) for k in spec.events)
-    return Setup2D(scene, {"a": look}, rest, events, background)  # type: ignore[arg-type]
+    return Setup2D(scene, {"a": look}, rest, events, background)
 
 
 register_kind("action", ("action", ()), ordered(ACTION_EVENTS), planner(_setup_action))

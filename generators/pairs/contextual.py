@@ -45,7 +45,7 @@ def _setup_contextual(spec: PairSpec) -> Setup2D:
         tuple(events),
         background,
         backdrop=dark,
-        base=base,  # type: ignore[arg-type]
+        base=base,
     )
 
 

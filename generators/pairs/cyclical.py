@@ -27,12 +27,12 @@ def _setup_cyclical(spec: PairSpec) -> Setup2D:
     xs = [0.3 * spec.width, 0.65 * spec.width]
     if rng.random() < 0.5:
         xs.reverse()
-    rest = {
+    rest: dict[str, dict[str, float | str]] = {
         "lamp": {"x": xs[0], "y": 0.6 * spec.height, "role": "cue"},
         "ball": {"x": xs[1], "y": 0.6 * spec.height},
     }
     events = tuple(object_event(names[k], looks[names[k]], k, unit) for k in spec.events)
-    return Setup2D(scene, looks, rest, events, background, repeats=2)  # type: ignore[arg-type]
+    return Setup2D(scene, looks, rest, events, background, repeats=2)
 
 
 register_kind("cyclical", ("action", ("cyclical",)), ordered(CYCLE), planner(_setup_cyclical))

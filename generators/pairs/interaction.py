@@ -44,7 +44,7 @@ def _setup_interaction(spec: PairSpec) -> Setup2D:
         events.append(
             Event(looks[hitter].noun, f"hits {looks[target].noun}", dict, signature, timed)
         )
-    return Setup2D(scene, looks, rest, tuple(events), background)  # type: ignore[arg-type]
+    return Setup2D(scene, looks, rest, tuple(events), background)
 
 
 register_kind(

@@ -36,7 +36,7 @@ def _setup_object(spec: PairSpec) -> Setup2D:
         for n, x, k in zip("ab", xs, spec.events)
     }
     events = tuple(object_event(n, looks[n], k, unit) for n, k in zip("ab", spec.events))
-    return Setup2D(scene, looks, rest, events, background)  # type: ignore[arg-type]
+    return Setup2D(scene, looks, rest, events, background)
 
 
 register_kind("object", ("object", ()), ordered(OBJECT_EVENTS), planner(_setup_object))

@@ -21,7 +21,7 @@ def _setup_spatial(spec: PairSpec) -> Setup2D:
     look = scene.look(("circle", "square", "triangle", "star"), 1.5 * scene.unit)
     rest = {"a": {"x": 0.5 * spec.width, "y": 0.5 * spec.height}}
     events = tuple(object_event("a", look, k, scene.unit) for k in spec.events)
-    return Setup2D(scene, {"a": look}, rest, events, background)  # type: ignore[arg-type]
+    return Setup2D(scene, {"a": look}, rest, events, background)
 
 
 register_kind(

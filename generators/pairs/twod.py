@@ -77,12 +77,16 @@ class Setup2D:
     scene: Scene
     looks: dict[str, Look]
     rest: dict[str, dict[str, Any]]  # per track: x, y (and role) at rest
-    events: tuple[Event, Event]
+    events: tuple[Event, ...]  # the two events (checked), in the positive clip's order
     background: np.ndarray
     repeats: int = 1  # the events take turns this many times (cyclical pairs: 2)
     view: tuple[float, float] | None = None  # zoom centre (x, y) when the camera moves
     backdrop: np.ndarray | None = None  # the other background, when the backdrop changes
     base: dict[tuple[str, str], float] = field(default_factory=dict)  # scene states at rest
+
+    def __post_init__(self) -> None:
+        if len(self.events) != 2:  # a pair swaps the order of exactly two events
+            raise GenerationError(f"a 2D pair has two events, got {len(self.events)}")
 
 
 def event_order(setup: Setup2D, first: int) -> list[int]:
@@ -240,9 +244,9 @@ def _in_view(labels: Labels) -> bool:
     )
 
 
-def _view_covered(setup: Setup2D, labels: Labels) -> bool:
+def _view_covered(view: tuple[float, float], labels: Labels) -> bool:
     """The warped world covers the whole screen in every frame (no empty border)."""
-    cx, _ = setup.view  # type: ignore[misc]
+    cx, _ = view
     w = labels.width
     for z, p in zip(labels.meta["view"]["zoom"], labels.meta["view"]["pan"]):
         if z < 1.0 or not ((w - cx) * (1.0 - z) - TOL <= p <= cx * (z - 1.0) + TOL):
@@ -260,7 +264,7 @@ def plan_2d(spec: PairSpec, setup_kind: Callable[[PairSpec], Setup2D]) -> PairSc
             raise GenerationError(
                 f"pair {spec.index} ({spec.kind}): the {side} clip leaves the frame"
             )
-        if setup.view is not None and not _view_covered(setup, lab):
+        if setup.view is not None and not _view_covered(setup.view, lab):
             raise GenerationError(f"pair {spec.index}: the camera shows past the scene's edge")
     expected = {
         side: tuple(s for e in event_order(setup, first) for s in setup.events[e].signature)

@@ -59,7 +59,7 @@ def _setup_viewpoint(spec: PairSpec) -> Setup2D:
         tuple(events),
         background,
         view=(cx, cy),
-        base=base,  # type: ignore[arg-type]
+        base=base,
     )
 
 

@@ -23,7 +23,7 @@ import numpy as np
 
 from tempogen.errors import ConfigurationError
 from tempogen.facts.caption import CaptionParts
-from tempogen.labels import Labels
+from tempogen.labels import Labels, LabelsMeta, Query
 from tempogen.registry import Registry
 
 
@@ -144,8 +144,10 @@ class Fact:
         return 3
 
     def phrase_without_states(self, key: str, nouns: dict[str, str]) -> str:
-        """The answer as words for a row without per-frame states (its nouns only)."""
-        return self.phrase(key, None)  # type: ignore[arg-type]  # wording needs no states
+        """The answer as words for a row without per-frame states: worded against labels that
+        hold only the row's nouns (no tracks, no frames), which is all an option reads."""
+        bare = Labels(0, 0, 0.0, (), Query(self.name, ()), LabelsMeta(nouns=dict(nouns)))
+        return self.phrase(key, bare)
 
     # -- library caption ------------------------------------------------------------------
     def caption(self, parts: CaptionParts) -> str | None:

@@ -45,10 +45,11 @@ class More(Fact):
 
     def derive(self, labels: Labels, idx: np.ndarray | None = None) -> Any:
         counts = self.counts(labels, idx)
-        if any(c is None for c in counts.values()):
+        known = {name: c for name, c in counts.items() if c is not None}
+        if len(known) < len(counts):
             return None
-        top = max(counts.values())
-        winners = [name for name, c in counts.items() if c == top]
+        top = max(known.values())
+        winners = [name for name, c in known.items() if c == top]
         return winners[0] if len(winners) == 1 else None  # a tie names nobody
 
     def keys(self, objects: tuple[str, ...] = ()) -> list[str]:

@@ -22,7 +22,7 @@ from tempogen.builders.exports.videott.text import (
     times_word,
 )
 from tempogen.builders.exports.videott.writers import Ctx, register_writer, still_led
-from tempogen.facts import NEXT_ANCHOR, NEXT_TEXT, gesture_words, get_fact
+from tempogen.facts import NEXT_ANCHOR, NEXT_TEXT, More, gesture_words, get_fact
 
 
 def _words(ctx: Ctx) -> tuple[str, str, str, str]:
@@ -260,8 +260,8 @@ def order_set(ctx: Ctx) -> dict[str, Any]:
         later = [t for o, t in started.items() if o != first]
         lead = f", {min(later) - started[first]:.1f} s before any other" if later else ""
         rationale = f"{cap(join_words(parts))}, so {fnoun} is first{lead}."
-        if onsets[other] is not None:
-            led = f"{cap(ctx.noun(other))} {action} at {secs(onsets[other])}, after another object. Which object {action} first?"
+        if (later_onset := onsets[other]) is not None:
+            led = f"{cap(ctx.noun(other))} {action} at {secs(later_onset)}, after another object. Which object {action} first?"
         else:
             led = f"{cap(ctx.noun(other))} {never}. Which object {action} first?"
         rest = fnoun if both else "the others"
@@ -274,9 +274,11 @@ def order_set(ctx: Ctx) -> dict[str, Any]:
 def more_set(ctx: Ctx) -> dict[str, Any]:
     """Who of several people repeats the action more: each one's events, then the winner."""
     at = np.arange(ctx.n)
+    more = get_fact("more")
+    assert isinstance(more, More)  # the built-in registered under that name
     per = {
         name: [float(a) for a, _ in observe.events(one, at) or []]
-        for name, one in get_fact("more").actors(ctx.labels).items()
+        for name, one in more.actors(ctx.labels).items()
     }
     top = per[ctx.key]
     if any(len(t) >= len(top) for n, t in per.items() if n != ctx.key):

@@ -27,11 +27,11 @@ from tempogen.builders.exports.videott.text import (
 )
 from tempogen.builders.exports.videott.writers import Ctx, question_entry, writer_of
 from tempogen.errors import InputFileError, MissingFileError
-from tempogen.facts import answer_of
+from tempogen.facts import answer_of, describe
 from tempogen.io import read_json, write_json
 from tempogen.labels import Labels
 from tempogen.manifest import provenance
-from tempogen.questions import answer_key, describe
+from tempogen.questions import answer_key
 
 
 def _edit_ops(edits: Any) -> list[str]:
@@ -262,5 +262,5 @@ def read_videott(path: str | os.PathLike[str], check_videos: bool = False) -> li
         _check_entry(entry, where, path.parent, check_videos)
         if vid in seen:
             raise InputFileError(f"{where}: video_id {vid!r} is duplicated")
-        seen.add(vid)
+        seen.add(str(vid))  # a str: _check_entry checked each field's type
     return data

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
@@ -116,7 +116,7 @@ def uniq(items: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(i.strip().lower() for i in items if i.strip()))
 
 
-def seq_accepted(tokens: Sequence[str], words: dict[str, tuple[str, ...]]) -> list[str]:
+def seq_accepted(tokens: Sequence[str], words: Mapping[str, tuple[str, ...]]) -> list[str]:
     """Equivalent phrasings of a token sequence: ``clockwise then anticlockwise``..."""
     if len(tokens) == 1:
         return list(words[tokens[0]])

@@ -20,9 +20,9 @@ from tempogen.builders.exports.videott.text import (
     secs,
     uniq,
 )
-from tempogen.facts import answer_of, get_fact
+from tempogen.facts import answer_of, describe, get_fact
 from tempogen.labels import Labels
-from tempogen.questions import answer_key, describe
+from tempogen.questions import answer_key
 
 Writer = Callable[["Ctx"], dict[str, Any]]
 WRITERS: dict[str, Writer] = {}
