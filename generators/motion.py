@@ -235,7 +235,7 @@ def certify(labels: Labels) -> Certificate:
     idx = observe.uniform_indices(n, SAMPLES)
     max_turn = 0.0
     lap_margin = None
-    if labels.query.fact == "rotation" or labels.query.kind in ("orbit", "loop"):
+    if labels.query.about_turning:
         steps = observe.turn_steps(labels, idx)
         max_turn = float(np.abs(steps).max()) if len(steps) else 0.0
         if labels.query.kind == "loop":

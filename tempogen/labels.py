@@ -215,6 +215,12 @@ class Query:
     def declared_value(self, key: str, default: Any = None) -> Any:
         return dict(self.declared).get(key, default)
 
+    @property
+    def about_turning(self) -> bool:
+        """The question reads a turn: a rotation, an orbit about a centre, or laps of a loop
+        (what the turn-per-sample limit and the wagon-wheel checks apply to)."""
+        return self.fact == "rotation" or self.kind in ("orbit", "loop")
+
     def to_json(self) -> dict[str, Any]:
         return {
             "fact": self.fact,

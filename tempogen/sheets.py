@@ -15,7 +15,7 @@ import numpy as np
 
 from tempogen.io import write_bytes
 from tempogen.observe import uniform_indices
-from tempogen.video import VideoError, read_video
+from tempogen.video import VideoError, opencv_frames, read_video
 
 GRID = 4  # tiles per row and per column
 NUM_TILES = GRID * GRID
@@ -104,24 +104,6 @@ def write_sheet(
     write_bytes(path, buf.tobytes())
 
 
-def _count_frames(path: Path) -> int:
-    """Frames OpenCV decodes from the file (headers can lie, so decode without converting)."""
-    if not path.is_file():
-        raise VideoError(f"{path}: no such video file")
-    cap = cv2.VideoCapture(str(path))
-    try:
-        if not cap.isOpened():
-            raise VideoError(f"{path}: OpenCV cannot open this file as a video")
-        n = 0
-        while cap.grab():
-            n += 1
-    finally:
-        cap.release()
-    if n == 0:
-        raise VideoError(f"{path}: decoded no frames (corrupt or empty video)")
-    return n
-
-
 def sheet_from_video(
     video_path: str | os.PathLike[str], path: str | os.PathLike[str], tile_width: int = 320
 ) -> None:
@@ -130,6 +112,6 @@ def sheet_from_video(
     Decodes twice (count, then keep only the 16 sampled frames) so memory stays small.
     """
     video_path = Path(video_path)
-    idx = uniform_indices(_count_frames(video_path), NUM_TILES)
+    idx = uniform_indices(opencv_frames(video_path)[0], NUM_TILES)
     frames = read_video(video_path, idx)
     write_sheet(path, frames, [int(i) for i in idx], tile_width)

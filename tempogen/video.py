@@ -306,6 +306,28 @@ def read_video(path: str | os.PathLike[str], indices: Iterable[int] | None = Non
     return np.stack([out[i] for i in order])  # type: ignore[union-attr]
 
 
+def opencv_frames(path: str | os.PathLike[str]) -> tuple[int, float]:
+    """Frames and fps as OpenCV reads the file, by decoding (headers can lie), as TOMATO's
+    and Vinoground's own scripts read videos; a missing, unreadable or empty file is a
+    :class:`VideoError` naming it."""
+    path = Path(path)
+    if not path.is_file():
+        raise VideoError(f"{path}: no such video file")
+    cap = cv2.VideoCapture(str(path))
+    try:
+        if not cap.isOpened():
+            raise VideoError(f"{path}: OpenCV cannot open this file as a video")
+        fps = float(cap.get(cv2.CAP_PROP_FPS))
+        n = 0
+        while cap.grab():
+            n += 1
+    finally:
+        cap.release()
+    if n == 0:
+        raise VideoError(f"{path}: decoded no frames (corrupt or empty video)")
+    return n, fps
+
+
 _PROBED: dict[tuple[str, int, int, int], VideoInfo] = {}  # (file, inode, size, mtime): info
 _PROBED_MAX = 512
 

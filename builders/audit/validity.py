@@ -98,11 +98,6 @@ class _Keys:
         return None if value is None else answer_key(self.fact, value)
 
 
-def _turn_query(labels: Labels) -> bool:
-    q = labels.query
-    return q.fact == "rotation" or q.kind in ("orbit", "loop")
-
-
 def _true_turns(labels: Labels, idx: np.ndarray) -> np.ndarray:
     """Degrees really turned between consecutive frames of ``idx`` (before a viewer wraps them)."""
     q = labels.query
@@ -116,7 +111,7 @@ def _true_turns(labels: Labels, idx: np.ndarray) -> np.ndarray:
 
 def _aliasing(labels: Labels, idx: np.ndarray, same_as_full: bool) -> tuple[bool, float]:
     """(ok, max true turn): turns under 90 degrees a sample, read as turned, same answer."""
-    if not _turn_query(labels):
+    if not labels.query.about_turning:
         return True, 0.0
     true = _true_turns(labels, idx)
     seen = observe.turn_steps(labels, idx)

@@ -23,7 +23,7 @@ from tempogen.executor import Executor, LocalExecutor, Stage
 from tempogen.generators.pairs import GAP_SECONDS, PairSpec, concat_name, plan_pairs, render_pair
 from tempogen.io import write_json, write_text
 from tempogen.resume import commit, lookup, spec_hash
-from tempogen.video import sha256_file
+from tempogen.video import opencv_frames, sha256_file
 
 CSV_COLUMNS = (
     "index",
@@ -132,25 +132,6 @@ def _write_concat(out_dir: Path, pair: dict[str, Any]) -> Path:
     return path
 
 
-def _frame_count(path: Path) -> tuple[int, float]:
-    """Decode a video with OpenCV (as Vinoground's scripts do); return frames and fps."""
-    if not path.is_file():
-        raise ValueError(f"{path}: video named in the dataset does not exist")
-    cap = cv2.VideoCapture(str(path))
-    try:
-        if not cap.isOpened():
-            raise ValueError(f"{path}: OpenCV cannot open this video")
-        fps = float(cap.get(cv2.CAP_PROP_FPS))
-        n = 0
-        while cap.grab():
-            n += 1
-    finally:
-        cap.release()
-    if n == 0:
-        raise ValueError(f"{path}: decoded no frames")
-    return n, fps
-
-
 def _frame_mean(path: Path, index: int) -> float:
     """Mean pixel value of frame ``index``, reached by decoding sequentially (exact)."""
     cap = cv2.VideoCapture(str(path))
@@ -193,9 +174,9 @@ def read_vinoground(out_dir: Path) -> list[dict[str, Any]]:
                     raise ValueError(f"vinoground_{kind}score.json: no valid question {i}_{side}")
                 rec[kind].append(q)
         for q in rec["text"]:
-            _frame_count(out_dir / q["video_name"])
+            opencv_frames(out_dir / q["video_name"])
         concat = out_dir / rec["video"][0]["video_name"]
-        _, fps = _frame_count(concat)
+        _, fps = opencv_frames(concat)
         n_pos = int(round((float(rec["pos_end"]) - float(rec["pos_start"])) * fps))
         middle = n_pos + int(round(GAP_SECONDS * fps / 2))
         if _frame_mean(concat, middle) > BLACK_LEVEL:

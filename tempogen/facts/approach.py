@@ -10,6 +10,7 @@ from tempogen import observe
 from tempogen.facts.base import SequenceFact, register_fact
 from tempogen.facts.caption import CaptionParts
 from tempogen.facts.kernels import (
+    DEPTH_OPPOSITE,
     FROM_STATES,
     MAPPED,
     PRESERVED,
@@ -28,7 +29,7 @@ APPROACH_TEXT = {
     "away-towards": "Away from the camera, then back towards it.",
     "none": "It does not come closer or go farther.",
 }
-INVERT_APPROACH = {"towards": "away", "away": "towards"}
+INVERT_APPROACH = DEPTH_OPPOSITE
 
 
 @register_fact

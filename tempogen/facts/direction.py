@@ -13,6 +13,7 @@ from tempogen.facts.kernels import (
     FROM_STATES,
     MAPPED,
     PRESERVED,
+    SCREEN_OPPOSITE,
     SCREEN_TOKENS,
     kept,
     merged,
@@ -26,8 +27,8 @@ DIRECTION_WORD = {"left": "Leftwards", "right": "Rightwards", "up": "Upwards", "
 # a picture turned a quarter clockwise: where each screen direction goes
 CLOCKWISE_TURN = {"right": "down", "down": "left", "left": "up", "up": "right"}
 MIRRORED = {
-    "horizontal": {"left": "right", "right": "left"},
-    "vertical": {"up": "down", "down": "up"},
+    "horizontal": {t: SCREEN_OPPOSITE[t] for t in ("left", "right")},
+    "vertical": {t: SCREEN_OPPOSITE[t] for t in ("up", "down")},
 }
 
 
@@ -37,7 +38,7 @@ class Direction(SequenceFact):
 
     name = "direction"
     options = 6
-    flip = {"left": "right", "right": "left", "up": "down", "down": "up"}
+    flip = SCREEN_OPPOSITE
     aliases = {"leftwards": "left", "rightwards": "right", "upwards": "up", "downwards": "down"}
     edits = {
         "reverse": MAPPED,

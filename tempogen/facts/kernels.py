@@ -49,15 +49,14 @@ EDIT_NAMES = (
     "zoom",
 )
 
+# Each answer token and its opposite: the one table behind the facts' flips, time reversal,
+# mirrors and the Video-TT "the other way" distractors.
+SCREEN_OPPOSITE = {"left": "right", "right": "left", "up": "down", "down": "up"}
+TURN_OPPOSITE = {"cw": "ccw", "ccw": "cw"}
+DEPTH_OPPOSITE = {"towards": "away", "away": "towards"}
 # the tokens a declared direction or rotation sequence may hold, each with its opposite
-SCREEN_TOKENS = {
-    "left": "right",
-    "right": "left",
-    "up": "down",
-    "down": "up",
-    "cw": "ccw",
-    "ccw": "cw",
-}
+SCREEN_TOKENS = {**SCREEN_OPPOSITE, **TURN_OPPOSITE}
+OPPOSITE = {**SCREEN_TOKENS, **DEPTH_OPPOSITE}
 
 F = TypeVar("F", bound=Callable[..., Any])
 KERNELS: dict[tuple[str, str], Callable[..., Any]] = {}

@@ -14,6 +14,7 @@ from tempogen.facts.kernels import (
     MAPPED,
     PRESERVED,
     SCREEN_TOKENS,
+    TURN_OPPOSITE,
     frames_kept,
     kept,
     merged,
@@ -37,7 +38,7 @@ class Rotation(SequenceFact):
     """The senses of turning (``cw``/``ccw``), of a spin or an orbit as the query says."""
 
     name = "rotation"
-    flip = {"cw": "ccw", "ccw": "cw"}
+    flip = TURN_OPPOSITE
     aliases = {
         "clockwise": "cw",
         "counter-clockwise": "ccw",

@@ -83,7 +83,7 @@ def complexity_factors(row: dict[str, Any]) -> dict[str, str]:
             )
         elif len(shown) >= 3:
             out["spatial_temporal_arrangement"] = f"{len(shown)} objects are on screen"
-        if q.fact == "rotation" or q.kind in ("orbit", "loop"):
+        if q.about_turning:
             idx = observe.uniform_indices(lab.num_frames, SAMPLING_FRAMES)
             steps = observe.turn_steps(lab, idx)
             worst = float(np.abs(steps).max()) if len(steps) else 0.0

@@ -10,7 +10,6 @@ from tempogen import observe
 from tempogen.builders.exports.videott.text import (
     APPROACH_WORDS,
     DIRECTION_WORDS,
-    OPPOSITE,
     ROTATION_WORDS,
     cap,
     direction_segments,
@@ -21,6 +20,7 @@ from tempogen.builders.exports.videott.text import (
     seq_accepted,
 )
 from tempogen.builders.exports.videott.writers import Ctx, register_writer, still_led
+from tempogen.facts.kernels import OPPOSITE
 
 
 @register_writer("rotation")

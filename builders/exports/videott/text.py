@@ -41,16 +41,6 @@ APPROACH_WORDS = {
     "towards": ("towards the camera", "toward the camera", "closer", "it approaches"),
     "away": ("away from the camera", "away", "farther away", "it recedes"),
 }
-OPPOSITE = {
-    "left": "right",
-    "right": "left",
-    "up": "down",
-    "down": "up",
-    "cw": "ccw",
-    "ccw": "cw",
-    "towards": "away",
-    "away": "towards",
-}
 NUMBER_WORDS = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine")
 SHAPE_NAMES = {
     "circle": "circle",
