@@ -58,7 +58,7 @@ def run_build(
     later failure does not lose them)."""
     from tempogen.builders.audit.shortcuts import above_chance, shortcut_report, with_sizes
     from tempogen.builders.audit.validity import validity_report
-    from tempogen.builders.exports import all_exports
+    from tempogen.builders.exports import all_exports, written_formats
     from tempogen.builders.exports.vinoground import build_vinoground
     from tempogen.builders.report.html import write_index
     from tempogen.builders.report.noise_page import noise_rows, write_noise_page
@@ -123,6 +123,7 @@ def run_build(
     noise_page = write_noise_page(records, out)
     if noise_page is not None:
         links.append((f"temporal-noise clips: {len(noise_rows(records))}", noise_page.name))
+    links += [(f"{f.folder}/: {f.description}", f.folder) for f in written_formats(out)]
     write_index(records, out / "index.html", links=links)
     validity = validity_report(records, seed=cfg.seed)
     if cfg.shortcuts != "off":

@@ -11,6 +11,7 @@ that writes, plugins included.
 from __future__ import annotations
 
 import importlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -112,6 +113,13 @@ def all_exports() -> list[Format]:
     return formats_with("write")
 
 
+def written_formats(dataset_dir: str | os.PathLike[str]) -> list[Format]:
+    """The registered formats (plugins included) whose folder this dataset holds, in
+    registration order: what the build's index links to."""
+    root = Path(dataset_dir)
+    return [f for f in FORMATS.values() if f.folder and (root / f.folder).exists()]
+
+
 __all__ = [
     "EXPORTS",
     "FORMATS",
@@ -120,6 +128,7 @@ __all__ = [
     "Format",
     "RunContext",
     "all_exports",
+    "written_formats",
     "format_with",
     "formats_with",
     "register_export",

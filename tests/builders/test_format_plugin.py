@@ -129,6 +129,10 @@ def test_generate_writes_the_plugin_format(built) -> None:
     assert sorted(p.stem for p in (built / "ds" / "csvq" / "answers").iterdir()) == sorted(
         r["id"] for r in rows
     )
+    # the build's index links every format it wrote, the plugin's too (read from the registry)
+    index = (built / "ds" / "index.html").read_text(encoding="utf-8")
+    for folder in ("tomato", "videott", "hf", "lmms_eval", "csvq"):
+        assert f'href="{folder}"' in index, folder
 
 
 def test_validate_checks_the_plugin_format_and_refuses_a_broken_file(built) -> None:
