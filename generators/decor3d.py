@@ -17,14 +17,13 @@ import colorsys
 import math
 import re
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import cv2
 import numpy as np
 import trimesh
 
 from tempogen.generators.camera import Camera
-from tempogen.generators.motion import MISLEADING, Motion, Scene
 from tempogen.generators.placement3d import (
     fits,
     flat_board,
@@ -36,6 +35,10 @@ from tempogen.generators.placement3d import (
     unproject,
     view_axes,
 )
+from tempogen.generators.scene import MISLEADING, Scene
+
+if TYPE_CHECKING:
+    from tempogen.generators.motion import Motion
 
 RGB = tuple[int, int, int]
 BOARD: RGB = (238, 234, 222)  # the sign's face: off-white

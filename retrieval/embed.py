@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from tempogen.io import content_hash, write_bytes
-from tempogen.retrieval.embed_bench import benchmark, topk_agreement
 from tempogen.retrieval.embed_models import (
     BACKENDS,
     DEFAULT_BACKEND,
@@ -60,11 +59,9 @@ __all__ = [
     "Backend",
     "Encoder",
     "ModelNotFoundError",
-    "benchmark",
     "default_cache_dir",
     "resolve_model_path",
     "shared_encoder",
-    "topk_agreement",
 ]
 
 

@@ -19,7 +19,7 @@ import numpy as np
 
 from tempogen.errors import ConfigurationError, InputFileError
 from tempogen.io import dumps, read_jsonl_lines, write_jsonl, write_text
-from tempogen.retrieval.threshold import NO_MATCH_THRESHOLD
+from tempogen.retrieval.no_match import NO_MATCH_THRESHOLD
 
 if TYPE_CHECKING:
     from tempogen.retrieval.corpus import Corpus

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from tempogen.retrieval.no_match import NO_MATCH_THRESHOLD
+
 if TYPE_CHECKING:
     from tempogen.retrieval.embed import Encoder
 
@@ -31,14 +33,6 @@ __all__ = [
     "roc_auc",
     "top1_scores",
 ]
-
-# Calibrated by ``python scripts/calibrate_no_match.py`` (:func:`calibrate`, seed 0, the bundled
-# all-MiniLM-L6-v2, onnx backend): best cut 0.647 on the fitting half; on the held-out half ROC
-# AUC 0.92, precision 0.89, recall 0.88 (106 match / 53 no-match queries). Seeds 1 and 2 give
-# cuts 0.672 and 0.654 (AUC 0.96, 0.84). Another model needs its own: rerun the script and pass
-# its threshold (``retrieve(no_match_threshold=...)``, ``tempogen retrieve --no-match-threshold``,
-# ``retrieval.no_match_threshold`` in a dataset config).
-NO_MATCH_THRESHOLD = 0.65
 
 
 @dataclass(frozen=True)

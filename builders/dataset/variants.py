@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from tempogen.builders.dataset.build import check_writable, claim_edit_folder, cleanup_on_stop
 from tempogen.builders.dataset.certify_edits import (
     certificate_of,
     require_shown,
@@ -32,6 +31,7 @@ from tempogen.builders.dataset.edited_clips import (
     question_fields,
     reworded,
 )
+from tempogen.builders.dataset.folder import check_writable, claim_edit_folder, cleanup_on_stop
 from tempogen.builders.dataset.reading import (
     OpenManifest,
     needs_motion,
