@@ -250,19 +250,6 @@ def shared_build(tmp_path_factory: Any, name: str, make: Callable[[Path], object
     return folder
 
 
-# hand positions per gesture in a body 40 px across the shoulders (shoulders at y 50, the top
-# of the head 35 px above them, the midline at x 100; image y is down); the person's left hand
-# on screen right. The gesture readers' tests in tests/core share it.
-GESTURE_AT = {
-    None: ((112.0, 100.0), (88.0, 100.0)),
-    "left_up": ((112.0, 5.0), (88.0, 100.0)),
-    "right_up": ((112.0, 100.0), (88.0, 5.0)),
-    "both_up": ((112.0, 5.0), (88.0, 5.0)),
-    "clap": ((104.0, 62.0), (96.0, 62.0)),
-    "arms_out": ((170.0, 52.0), (30.0, 52.0)),
-}
-
-
 def certify_default_questions(shard: int, shards: int) -> None:
     """Every ``shards``-th spec of configs/default.yaml's plan, from ``shard``: its labels
     give its answer at TOMATO's 16 samples and at Video-TT's 80, and none at one frame. The
@@ -287,3 +274,16 @@ def certify_default_questions(shard: int, shards: int) -> None:
         assert answer_of(labels, np.array([0])) is None
         at80 = observe.uniform_indices(labels.num_frames, min(80, labels.num_frames))
         assert answer_key(fact, answer_of(labels, at80)) == spec.answer_key, spec.id
+
+
+# hand positions per gesture in a body 40 px across the shoulders (shoulders at y 50, the top
+# of the head 35 px above them, the midline at x 100; image y is down); the person's left hand
+# on screen right. The gesture readers' tests in tests/core share it.
+GESTURE_AT = {
+    None: ((112.0, 100.0), (88.0, 100.0)),
+    "left_up": ((112.0, 5.0), (88.0, 100.0)),
+    "right_up": ((112.0, 100.0), (88.0, 5.0)),
+    "both_up": ((112.0, 5.0), (88.0, 5.0)),
+    "clap": ((104.0, 62.0), (96.0, 62.0)),
+    "arms_out": ((170.0, 52.0), (30.0, 52.0)),
+}
