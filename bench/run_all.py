@@ -31,9 +31,9 @@ sys.path.insert(0, str(ROOT))
 BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "generate": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml"], []),
     "edit": (["--repeat", "1", "--skip-moviepy"], []),
-    "human": (["--frames", "32", "--repeat", "1", "--jobs", "0", "--motions", "jumps,put_down,cube_spin"], ["--frames", "90", "--repeat", "2", "--jobs", "1"]),
+    "human": (["--frames", "32", "--width", "320", "--height", "180", "--repeat", "1", "--jobs", "0", "--motions", "put_down,cube_spin"], ["--frames", "90", "--repeat", "2", "--jobs", "1"]),
     "render3d": (["--frames", "30", "--repeat", "1"], []),
-    "retrieval": (["--videos", "120", "--queries", "40", "--backends", "onnx"], []),
+    "retrieval": (["--videos", "60", "--queries", "20", "--backends", "onnx"], []),
     "ray": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml", "--overhead-units", "40"], ["--jobs", "2"]),
     "remote": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml"], ["--jobs", "2"]),
 }  # fmt: skip

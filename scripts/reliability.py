@@ -8,6 +8,7 @@ and nothing written outside its folder.
 
     .venv/bin/python scripts/reliability.py --kills 35          # the recorded run (minutes)
     .venv/bin/python scripts/reliability.py --kills 2 --signals 2 --samples 1    # the test's
+    .venv/bin/python scripts/reliability.py --part bad-inputs     # the catalogue alone
 """
 
 from __future__ import annotations
@@ -914,41 +915,53 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=0, help="seeds the kill moments")
     ap.add_argument("--samples", type=int, default=3, help="questions per task in the build")
     ap.add_argument("--out", type=Path, default=None, help="write the figures as JSON here")
+    ap.add_argument(
+        "--part",
+        choices=("all", "bad-inputs", "builds"),
+        default="all",
+        help="run only the bad-input catalogue, or only the kills and signals (the builds)",
+    )
     args = ap.parse_args(argv)
     with tempfile.TemporaryDirectory(prefix="tempogen-reliability-") as tmp:
         work = Path(tmp)
         t0 = time.perf_counter()
-        bad = bad_inputs(work / "bad")
-        for r in bad["cases"]:
-            mark = "clear" if r["clear"] else "UNCLEAR"
-            print(f"  {mark:7s} exit {r['exit']}  {r['case']}: {r['message'][:110]}")
-        print(f"bad inputs: {bad['clear']}/{bad['total']} clear exit-2 errors naming the place")
-        k = kills(work / "kills", args.kills, args.seed, args.samples)
-        print(
-            f"kills: {k['kills']} SIGKILLs survived; final build exit {k['final_exit']}; "
-            f"manifest identical to the clean build: {k['manifest_identical']} ({k['rows']} rows); "
-            f"videos decodable {k['videos'] - len(k['videos_undecodable'])}/{k['videos']}; "
-            f"hidden files left: {len(k['hidden_files_left'])}"
-        )
-        sg = signals(work / "signals", work / "kills" / "clean", args.signals, args.seed)
-        print(
-            f"signals: {sg['clean_stops']}/{len(sg['stops'])} SIGTERM/SIGINT stops clean "
-            f"(exit 128+n, every process gone within 5 s, slowest {sg['slowest_s']} s, one "
-            f"line, no temps, lock free); rerun exit {sg['final_exit']}, manifest identical: "
-            f"{sg['manifest_identical']}"
-        )
-        report = {
-            "bad_inputs": bad,
-            "kills": k,
-            "signals": sg,
-            "wall_s": round(time.perf_counter() - t0, 1),
-        }
+        report: dict[str, Any] = {}
+        if args.part in ("all", "bad-inputs"):
+            bad = report["bad_inputs"] = bad_inputs(work / "bad")
+            for r in bad["cases"]:
+                mark = "clear" if r["clear"] else "UNCLEAR"
+                print(f"  {mark:7s} exit {r['exit']}  {r['case']}: {r['message'][:110]}")
+            print(f"bad inputs: {bad['clear']}/{bad['total']} clear exit-2 errors naming the place")
+        if args.part in ("all", "builds"):
+            k = report["kills"] = kills(work / "kills", args.kills, args.seed, args.samples)
+            print(
+                f"kills: {k['kills']} SIGKILLs survived; final build exit {k['final_exit']}; "
+                f"manifest identical to the clean build: {k['manifest_identical']} "
+                f"({k['rows']} rows); videos decodable "
+                f"{k['videos'] - len(k['videos_undecodable'])}/{k['videos']}; "
+                f"hidden files left: {len(k['hidden_files_left'])}"
+            )
+            sg = signals(work / "signals", work / "kills" / "clean", args.signals, args.seed)
+            report["signals"] = sg
+            print(
+                f"signals: {sg['clean_stops']}/{len(sg['stops'])} SIGTERM/SIGINT stops clean "
+                f"(exit 128+n, every process gone within 5 s, slowest {sg['slowest_s']} s, one "
+                f"line, no temps, lock free); rerun exit {sg['final_exit']}, manifest identical: "
+                f"{sg['manifest_identical']}"
+            )
+        report["wall_s"] = round(time.perf_counter() - t0, 1)
     if args.out:
         args.out.write_text(json.dumps(report, indent=2) + "\n")
-    ok = bad["clear"] == bad["total"] and k["manifest_identical"] and not k["videos_undecodable"]
-    ok = ok and sg["clean_stops"] == len(sg["stops"]) and sg["manifest_identical"]
-    ok = ok and sg["final_exit"] == 0
-    return 0 if ok and not k["hidden_files_left"] and k["final_exit"] == 0 else 1
+    ok = True
+    if "bad_inputs" in report:
+        ok = report["bad_inputs"]["clear"] == report["bad_inputs"]["total"]
+    if "kills" in report:
+        k, sg = report["kills"], report["signals"]
+        ok = ok and k["manifest_identical"] and not k["videos_undecodable"]
+        ok = ok and not k["hidden_files_left"] and k["final_exit"] == 0
+        ok = ok and sg["clean_stops"] == len(sg["stops"]) and sg["manifest_identical"]
+        ok = ok and sg["final_exit"] == 0
+    return 0 if ok else 1
 
 
 if __name__ == "__main__":

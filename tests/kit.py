@@ -253,6 +253,32 @@ def shared_build(tmp_path_factory: Any, name: str, make: Callable[[Path], object
     return folder
 
 
+def certify_default_questions(shard: int, shards: int) -> None:
+    """Every ``shards``-th spec of configs/default.yaml's plan, from ``shard``: its labels
+    give its answer at TOMATO's 16 samples and at Video-TT's 80, and none at one frame. The
+    plan is cut in shards so that test files on both pytest-xdist workers share the work
+    (tests/generators/test_patterns.py and test_default_certifies.py hold one half each)."""
+    import numpy as np
+
+    from tempogen import observe
+    from tempogen.config import load_config
+    from tempogen.facts import answer_of
+    from tempogen.generators.build import plan, spec_labels
+    from tempogen.generators.motion import SAMPLES, get_motion
+    from tempogen.questions import answer_key
+
+    specs = plan(load_config(REPO / "configs" / "default.yaml"))
+    assert len(specs) >= 360
+    for spec in specs[shard::shards]:
+        labels, _, _ = spec_labels(spec)
+        idx = observe.uniform_indices(labels.num_frames, SAMPLES)
+        fact = get_motion(spec.motion).fact
+        assert answer_key(fact, answer_of(labels, idx)) == spec.answer_key, spec.id
+        assert answer_of(labels, np.array([0])) is None
+        at80 = observe.uniform_indices(labels.num_frames, min(80, labels.num_frames))
+        assert answer_key(fact, answer_of(labels, at80)) == spec.answer_key, spec.id
+
+
 # hand positions per gesture in a body 40 px across the shoulders (shoulders at y 50, the top
 # of the head 35 px above them, the midline at x 100; image y is down); the person's left hand
 # on screen right. The gesture readers' tests in tests/core share it.

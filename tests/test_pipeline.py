@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from kit import run_cli
 
 from tempogen import observe
 from tempogen.config import load_config
@@ -47,7 +48,14 @@ REQUIRED = {
 }
 
 
-def generate(config: Path, out: Path, jobs: int = 1) -> subprocess.CompletedProcess:
+def generate(
+    config: Path, out: Path, jobs: int = 1, fork: bool = False
+) -> subprocess.CompletedProcess:
+    """``tempogen generate`` in a fresh process, or (``fork``) forked from this one: for a run
+    that only refuses or reuses, where a fresh interpreter's imports would be most of it."""
+    if fork:
+        args = ("generate", "--config", config, "--out", out, "-j", str(jobs), "-q")
+        return run_cli(*args, timeout=300, fork=True)
     cmd = [sys.executable, "-m", "tempogen.cli", "generate", "--config", str(config)]
     cmd += ["--out", str(out), "-j", str(jobs), "-q"]
     return subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=REPO)
@@ -472,7 +480,7 @@ def test_a_folder_built_with_another_config_is_refused_or_replaced(clean, tmp_pa
     (out / "videos" / ".count-0000.mp4.abc123.tmp").write_bytes(b"half")  # a killed run's
     other = tmp_path / "other.yaml"
     other.write_text(SMALL.replace("samples_per_task: 3", "samples_per_task: 2"))
-    proc = generate(other, out)
+    proc = generate(other, out, fork=True)
     assert proc.returncode == 2, proc.stderr
     assert "another config" in proc.stderr and "--replace" in proc.stderr
     assert (out / "manifest.jsonl").read_bytes() == (clean / "manifest.jsonl").read_bytes()
@@ -500,7 +508,7 @@ def test_a_rerun_cleans_temp_files_of_killed_runs(clean, small_config, tmp_path)
     junk = [out / "videos" / ".x.mp4.partial", out / "clips" / ".y.json.q1w2.tmp"]
     for p in junk:
         p.write_bytes(b"half")
-    proc = generate(small_config, out)
+    proc = generate(small_config, out, fork=True)
     assert proc.returncode == 0, proc.stderr
     assert not any(p.exists() for p in junk)
     assert (out / "manifest.jsonl").read_bytes() == (clean / "manifest.jsonl").read_bytes()

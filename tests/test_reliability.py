@@ -1,6 +1,7 @@
-"""scripts/reliability.py, the run RELIABILITY.md records, at a small size: every bad input in
-its catalogue is a clear exit-2 error (inputs intact, nothing written outside), a build killed
-twice resumes to the clean manifest, and SIGTERM and Ctrl-C stop a build cleanly."""
+"""scripts/reliability.py, the run RELIABILITY.md records, at a small size: a build killed
+twice resumes to the clean manifest, and SIGTERM and Ctrl-C stop a build cleanly. The stops
+are timed, so this runs alone after the parallel pass (marker serial); the script's bad-input
+catalogue runs in the parallel pass (tests/core/test_core_reliability_catalogue.py)."""
 
 from __future__ import annotations
 
@@ -20,12 +21,10 @@ def test_reliability_run_small(tmp_path: Path) -> None:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     out = tmp_path / "r.json"
-    rc = module.main(["--kills", "2", "--signals", "2", "--samples", "1", "--out", str(out)])
+    argv = ["--kills", "2", "--signals", "2", "--samples", "1", "--out", str(out)]
+    rc = module.main([*argv, "--part", "builds"])
     report = json.loads(out.read_text())
-    bad = report["bad_inputs"]
-    unclear = [c for c in bad["cases"] if not c["clear"]]
-    assert not unclear, unclear
-    assert bad["total"] >= 45
+    assert sorted(report) == ["kills", "signals", "wall_s"]
     k = report["kills"]
     assert k["kills"] == 2 and k["final_exit"] == 0
     assert k["manifest_identical"] and not k["videos_undecodable"] and not k["hidden_files_left"]

@@ -25,10 +25,15 @@ from tempogen.video import probe, write_video
 UNCERTIFIED = "count-0002"  # configs/tiny.yaml: at double speed 5 flashes, 3 at 16 samples
 
 
-def _edit(manifest: Path, pipeline: str, out: Path, *extra: str) -> subprocess.CompletedProcess:
+def _edit(
+    manifest: Path, pipeline: str, out: Path, *extra: str, fork: bool = True
+) -> subprocess.CompletedProcess:
+    """``tempogen edit``, forked from this process unless ``fork`` is False (a fresh process:
+    the first test keeps one)."""
     p = out.parent / f"{out.name}.yaml"
     p.write_text(pipeline, encoding="utf-8")
-    return tempogen("edit", "--manifest", manifest, "--pipeline", p, "--out", out, "-q", *extra)
+    args = ("edit", "--manifest", manifest, "--pipeline", p, "--out", out, "-q", *extra)
+    return tempogen(*args, fork=fork)
 
 
 @pytest.fixture
@@ -57,7 +62,7 @@ def _exports(rows: list[dict], folder: Path) -> dict[str, dict]:
 @pytest.mark.slow
 def test_an_edit_its_certificate_contradicts_is_refused_and_listed(two_counts, tmp_path) -> None:
     out = tmp_path / "out"
-    res = _edit(two_counts, "fast: [{speed: 2.0}]\n", out)
+    res = _edit(two_counts, "fast: [{speed: 2.0}]\n", out, fork=False)
     assert res.returncode == 0, res.stderr
     assert [r["id"] for r in _read_jsonl(out / "manifest.jsonl")] == ["count-0000~fast"]
     said = res.stdout
@@ -84,7 +89,7 @@ def test_keep_uncertified_marks_the_row_and_every_export(two_counts, tmp_path) -
     assert kept["certificate"]["ok"] is False
     assert (kept["answer_key"], kept["certificate"]["sampled"]) == ("5", 3)
     assert "ok" not in fine["certificate"]  # a certified row is written as before
-    res = tempogen("validate", out / "manifest.jsonl")
+    res = tempogen("validate", out / "manifest.jsonl", fork=True)
     assert res.returncode == 0, res.stderr  # the schema takes the mark
 
     meta = _exports(list(rows.values()), out)
@@ -94,7 +99,7 @@ def test_keep_uncertified_marks_the_row_and_every_export(two_counts, tmp_path) -
     card = (out / "hf" / "README.md").read_text()
     assert "1 question(s) were kept although TOMATO's 16 uniform samples" in card
     for folder in ("tomato", "hf", "videott/videott.json", "lmms_eval"):
-        res = tempogen("validate", out / folder)
+        res = tempogen("validate", out / folder, fork=True)
         assert res.returncode == 0, (folder, res.stderr)
 
     # the same edit without the flag: refused again, and the kept clip is taken back; so is
@@ -206,14 +211,14 @@ def test_edits_of_clips_without_states_are_marked_declared(left_clip, tiny_datas
 
     # TOMATO's own questions, imported, edited and exported: the exports say so too
     imported = left_clip.parent / "imported" / "m.jsonl"
-    res = tempogen("import", "tomato", tiny_dataset / "tomato", "--out", imported, "-q")
+    res = tempogen("import", "tomato", tiny_dataset / "tomato", "--out", imported, "-q", fork=True)
     assert res.returncode == 0, res.stderr
     assert all(r["verified"] == "declared" for r in _read_jsonl(imported))
     res = _edit(imported, "mirror: [{mirror: horizontal}]\n", out.parent / "edited")
     assert res.returncode == 0, res.stderr
     rows = _read_jsonl(out.parent / "edited" / "manifest.jsonl")
     assert rows and all(r["verified"] == "declared" for r in rows)
-    assert tempogen("validate", out.parent / "edited" / "manifest.jsonl").returncode == 0
+    assert tempogen("validate", out.parent / "edited" / "manifest.jsonl", fork=True).returncode == 0
     meta = _exports(rows, out.parent / "edited")
     assert meta["videott"] == {}  # no states: no Video-TT question set
     for name in ("tomato", "lmms_eval", "hf"):
@@ -221,7 +226,7 @@ def test_edits_of_clips_without_states_are_marked_declared(left_clip, tiny_datas
     card = (out.parent / "edited" / "hf" / "README.md").read_text()
     assert f"{len(rows)} question(s) rest on declared facts" in card
     for folder in ("tomato", "hf", "lmms_eval"):
-        res = tempogen("validate", out.parent / "edited" / folder)
+        res = tempogen("validate", out.parent / "edited" / folder, fork=True)
         assert res.returncode == 0, (folder, res.stderr)
 
 

@@ -78,9 +78,10 @@ def test_edit_external_clip(tmp_path, generated) -> None:
 
 
 def _edit(tmp_path: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """``tempogen edit`` forked from this process (test_edit_external_clip keeps a fresh one)."""
     return tempogen(
         "edit", "--manifest", tmp_path / "m.jsonl", "--pipeline", tmp_path / "p.yaml",
-        "--out", out, "-q", *extra,
+        "--out", out, "-q", *extra, fork=True,
     )  # fmt: skip
 
 
@@ -141,7 +142,7 @@ def test_edit_never_writes_over_its_input_manifest(mixed) -> None:
     (mixed / "manifest.jsonl").write_bytes(before)
     res = tempogen(
         "edit", "--manifest", mixed / "manifest.jsonl", "--pipeline", mixed / "p.yaml",
-        "--out", mixed, "-q",
+        "--out", mixed, "-q", fork=True,
     )  # fmt: skip
     assert res.returncode == 2
     assert "holds the input manifest" in res.stderr and "another folder" in res.stderr

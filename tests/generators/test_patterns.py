@@ -7,6 +7,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from kit import certify_default_questions
 
 from tempogen import observe
 from tempogen.builders.audit.pixels import COLOR_TOL, pixel_labels
@@ -189,20 +190,9 @@ def test_changes_happen_inside_the_clip() -> None:
 
 @pytest.mark.slow
 def test_every_default_question_certifies() -> None:
-    """The default dataset's specs all produce labels that pass the 16-frame certificate."""
-    from tempogen.config import load_config
-    from tempogen.generators.build import plan, spec_labels
-
-    specs = plan(load_config("configs/default.yaml"))
-    assert len(specs) >= 360
-    for spec in specs:
-        labels, _, _ = spec_labels(spec)
-        idx = observe.uniform_indices(labels.num_frames, SAMPLES)
-        fact = get_motion(spec.motion).fact
-        assert answer_key(fact, answer_of(labels, idx)) == spec.answer_key, spec.id
-        assert answer_of(labels, np.array([0])) is None
-        at80 = observe.uniform_indices(labels.num_frames, min(80, labels.num_frames))
-        assert answer_key(fact, answer_of(labels, at80)) == spec.answer_key, spec.id
+    """The default dataset's specs all produce labels that pass the 16-frame certificate (the
+    even half of the plan; test_default_certifies.py holds the odd half)."""
+    certify_default_questions(0, 2)
 
 
 def test_a_clip_whose_80_samples_disagree_does_not_certify() -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from kit import run_cli
 from openai_server import ChatHandler, ChatServer, running
 
 CONFIG = """
@@ -159,11 +160,10 @@ def test_round_trip_scores_a_model_that_reads_the_frames(dataset, model, tmp_pat
 
 @pytest.mark.slow
 def test_unreachable_endpoint_is_one_clear_error(dataset, tmp_path) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(dataset),
-         "--endpoint", "http://127.0.0.1:9/v1", "--model", "toy", "--attempts", "1",
-         "--out", str(tmp_path / "run"), "--cache", str(tmp_path / "c"), "-q"],
-        capture_output=True, text=True, timeout=120,
+    proc = run_cli(
+        "eval", "run", "--dataset", dataset, "--endpoint", "http://127.0.0.1:9/v1",
+        "--model", "toy", "--attempts", "1", "--out", tmp_path / "run", "--cache",
+        tmp_path / "c", "-q", timeout=120, fork=True,
     )  # fmt: skip
     assert proc.returncode == 2, proc.stderr
     assert proc.stderr.startswith("tempogen: error: http://127.0.0.1:9/v1 (model toy)")
@@ -449,11 +449,9 @@ def test_eval_run_out_over_the_dataset_is_refused_before_any_request(set_, tmp_p
     manifest = tmp_path / "manifest.jsonl"
     manifest.write_text('{"id": "x"}\n', encoding="utf-8")
     before = manifest.read_bytes()
-    proc = subprocess.run(
-        [sys.executable, "-m", "tempogen.cli", "eval", "run", "--dataset", str(tmp_path),
-         "--endpoint", "http://127.0.0.1:9/v1", "--model", "toy", "--set", set_,
-         "--out", str(manifest), "-q"],
-        capture_output=True, text=True, timeout=120,
+    proc = run_cli(
+        "eval", "run", "--dataset", tmp_path, "--endpoint", "http://127.0.0.1:9/v1",
+        "--model", "toy", "--set", set_, "--out", manifest, "-q", timeout=120, fork=True,
     )  # fmt: skip
     assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
     if set_ == "tomato":
