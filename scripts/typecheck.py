@@ -70,7 +70,8 @@ def main(argv: list[str] | None = None) -> int:
         tree = Path(tmp)
         layout(tree)
         if args.strict_only:  # as files: mypy takes modules or files, not both
-            paths = [tree.joinpath(*m.split(".")) for m in strict_modules()]
+            # a package's ``.*`` entry (itself and its modules): its folder
+            paths = [tree.joinpath(*m.removesuffix(".*").split(".")) for m in strict_modules()]
             targets = [str(p.with_suffix(".py")) for p in paths if p.with_suffix(".py").exists()]
             targets += [str(p) for p in paths if p.is_dir() and any(p.glob("*.py"))]
             # the rest is read, not reported; so its overrides go unused here
