@@ -17,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import math
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ class Stream:
     stacked, so joining two long clips holds a few frames, not both clips. ``make`` starts a
     fresh pass; a frame it yields is valid until the next one is drawn."""
 
-    make: Callable[[], Iterator[np.ndarray]]
+    make: Callable[[], Generator[np.ndarray, None, None]]  # closed when a pass stops early
     num_frames: int
     size: tuple[int, int]
     # per frame, the picture of the joined clips it shows (see :meth:`Clip.content_ids`);
@@ -163,9 +163,9 @@ class Clip:
         w, h = self.source_size
         conv = I420Buffer(w, h) if yuv else None
         if isinstance(self.source, np.ndarray):
-            for i in np.flatnonzero(want):
-                f = self.source[i]
-                yield int(i), conv.from_rgb(f) if conv is not None else f
+            for k in np.flatnonzero(want):
+                f = self.source[k]
+                yield int(k), conv.from_rgb(f) if conv is not None else f
             return
         if isinstance(self.source, Stream):
             i = -1
@@ -197,8 +197,9 @@ class Clip:
         if i < last:
             raise VideoError(f"{self.source}: ended at frame {i}, edit needs frame {last}")
 
-    def frames(self) -> Iterator[np.ndarray]:
-        """Output frames in order (RGB), each warped into a reused buffer."""
+    def frames(self) -> Generator[np.ndarray, None, None]:
+        """Output frames in order (RGB), each warped into a reused buffer; close it to stop
+        a pass early (its decoder is released)."""
         w, h = self.size
         out = np.zeros((h, w, 3), np.uint8)
         black = self.black if self.black is not None else np.zeros(self.num_frames, bool)
@@ -247,7 +248,9 @@ class Clip:
                 yield j, cur
             return
         w, h = self.source_size
-        shapes = [(h, w), (h // 2, w // 2), (h // 2, w // 2)] if yuv else [(h, w, 3)]
+        shapes: list[tuple[int, ...]] = (
+            [(h, w), (h // 2, w // 2), (h // 2, w // 2)] if yuv else [(h, w, 3)]
+        )
         needed = np.unique(index)
         store = FrameStore(shapes, len(needed))
         try:

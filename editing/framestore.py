@@ -48,7 +48,7 @@ class FrameStore:
             return
         assert self.file is not None
         for src in parts:
-            self.file.write(memoryview(np.ascontiguousarray(src)).cast("B"))
+            self.file.write(np.ascontiguousarray(src).data.cast("B"))
         self.bytes_spilled += self.nbytes
 
     def get(self, i: int) -> tuple[np.ndarray, ...]:

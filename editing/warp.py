@@ -45,7 +45,7 @@ def i420_planes(frame: av.VideoFrame) -> tuple[np.ndarray, np.ndarray, np.ndarra
         step = plane.line_size
         if step < plane.width:
             return None
-        a = np.frombuffer(plane, np.uint8).reshape(plane.height, step)
+        a = np.frombuffer(memoryview(plane), np.uint8).reshape(plane.height, step)
         out.append(a[:, : plane.width])
     return out[0], out[1], out[2]
 

@@ -141,15 +141,17 @@ def side_nouns(labels: Labels) -> Labels:
         np.all(xs[b] > xs[a]) and np.mean(np.abs(xs[b] - xs[a])) > np.mean(np.abs(ys[b] - ys[a]))
         for a, b in zip(order[:-1], order[1:])
     )
-    if not apart:
+    if words is None or not apart:
         raise WordingError(
             f"{', '.join(repr(nouns[n]) for n in sided)}: these objects are not side by side "
             "in every frame of the edited clip, so no noun can name them by their side"
         )
     for name, word in zip(order, words):
-        nouns[name] = SIDE_NOUN.sub(
-            lambda m, w=word: f"on the {w}" if m.group(1) else f"the {w} ", nouns[name]
-        )
+
+        def side(m: re.Match[str], w: str = word) -> str:
+            return f"on the {w}" if m.group(1) else f"the {w} "
+
+        nouns[name] = SIDE_NOUN.sub(side, nouns[name])
     if nouns == labels.meta.get("nouns"):
         return labels
     return replace(labels, meta={**labels.meta, "nouns": nouns})

@@ -14,7 +14,7 @@ import numpy as np
 
 from tempogen import observe
 from tempogen.errors import GenerationError
-from tempogen.labels import Labels, Query, Track
+from tempogen.labels import Labels, LabelsMeta, Query, Track
 
 SAMPLES = 16  # frames TOMATO's evaluator samples uniformly; every question is certified at it
 EDGE = 0.3  # a change of direction or sense happens inside the middle 40% of the clip
@@ -114,7 +114,7 @@ class Scene:
     query: Query | None = None
     fact: str = ""
     world: World | None = None
-    meta: dict[str, Any] = field(default_factory=dict)  # extra label metadata (JSON-ready)
+    meta: LabelsMeta = field(default_factory=LabelsMeta)  # extra label metadata (JSON-ready)
     # Appearance (colours, shapes, sizes, people's looks, companions, camera angles, scenery)
     # is drawn from ``looks``, a stream the answer never touches, so a minimal pair's twin
     # (same seeds, the answer flipped) looks the same; None: from ``rng`` like the motion.

@@ -18,6 +18,9 @@ class TempogenError(Exception):
 class ConfigurationError(TempogenError, ValueError):
     """A config file, a config field or a command-line option is wrong."""
 
+    field: str | None = None  # the config field at fault (``style.distractors``), if one is
+    detail: str = ""  # the message without the file and field (to prefix the field's line)
+
 
 class PluginError(ConfigurationError):
     """A plugin module a config or a manifest names cannot be imported."""

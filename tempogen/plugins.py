@@ -85,7 +85,7 @@ def _import(name: str, where: str, folders: Sequence[str]) -> None:
 
 def _error(where: str, detail: str) -> PluginError:
     err = PluginError(f"{where}: {detail}")
-    err.field, err.detail = where.rsplit(": ", 1)[-1], detail  # type: ignore[attr-defined]
+    err.field, err.detail = where.rsplit(": ", 1)[-1], detail
     return err
 
 

@@ -58,6 +58,33 @@ def test_strict_core_passes_and_wrong_types_are_caught(tmp_path):
     assert any('(got "int", expected "str")' in e for e in by_line[15]), out.stdout
 
 
+def _covered(module: str, patterns: list[str]) -> bool:
+    """Whether mypy's override ``patterns`` hold ``module`` (``a.b.*`` holds ``a.b`` too)."""
+    return any(
+        module == p or (p.endswith(".*") and (module + ".").startswith(p[:-1])) for p in patterns
+    )
+
+
+def test_every_core_module_is_strict():
+    """A module added to the core is strict from its first line: each file under tempogen/
+    is held to every flag of --strict. Not tempogen/__init__.py (no function to check; naming
+    the package would make --strict-only check its whole tree) nor tempogen/facts/ (its own
+    entry, from the work that typed the facts)."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    try:
+        from typecheck import strict_modules
+    finally:
+        sys.path.remove(str(ROOT / "scripts"))
+    mods = strict_modules()
+    files = sorted((ROOT / "tempogen").rglob("*.py"))
+    names = [".".join(f.relative_to(ROOT).with_suffix("").parts) for f in files]
+    names = [n.removesuffix(".__init__") for n in names if n != "tempogen.__init__"]
+    core = [n for n in names if not _covered(n, ["tempogen.facts.*"])]
+    assert {"tempogen.cli.app", "tempogen.config.load", "tempogen.observe"} <= set(core)
+    assert [n for n in core if not _covered(n, mods)] == []
+    assert not _covered("tempogen.cli", ["tempogen.config.*"])  # the matcher itself
+
+
 def test_strict_set_names_real_core_modules():
     sys.path.insert(0, str(ROOT / "scripts"))
     try:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
@@ -85,7 +85,7 @@ def _one_after_another(
     """A's frames, ``gap`` black frames, B's frames: streamed, one frame at a time."""
     w, h = a.size
 
-    def frames() -> Iterator[np.ndarray]:
+    def frames() -> Generator[np.ndarray, None, None]:
         yield from a.frames()
         blank = np.zeros((h, w, 3), np.uint8)
         for _ in range(gap):
@@ -197,11 +197,10 @@ def composite(a: Clip, b: Clip, layout: str = "side_by_side") -> Clip:
         bool
     )
 
-    def frames() -> Iterator[np.ndarray]:
+    def frames() -> Generator[np.ndarray, None, None]:
         frame = np.zeros((h, w, 3), np.uint8)
         small = np.zeros((h, w, 3), np.uint8)
-        # frames() are generators (closable); Clip types them as iterators
-        with contextlib.closing(a.frames()) as fa, contextlib.closing(b.frames()) as fb:  # type: ignore[type-var]
+        with contextlib.closing(a.frames()) as fa, contextlib.closing(b.frames()) as fb:
             for _, pa, pb in zip(range(n), fa, fb):
                 cv2.warpAffine(pa, ma, (w, h), dst=frame, flags=cv2.INTER_AREA)
                 cv2.warpAffine(pb, mb, (w, h), dst=small, flags=cv2.INTER_AREA)

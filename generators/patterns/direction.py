@@ -55,8 +55,8 @@ class Slide(Motion):
         look = scene.subject_look()
         margin = look.size * MARGIN
         if not answer:
-            x, y = scene.place(margin)
-            scene.add("subject", look, x, y, angle=scene.rng.uniform(0, 360))
+            px, py = scene.place(margin)
+            scene.add("subject", look, px, py, angle=scene.rng.uniform(0, 360))
             scene.ask(["subject"])
             return
         x, y = slide_path(scene, answer, margin)

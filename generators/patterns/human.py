@@ -430,7 +430,7 @@ class FirstHand(HumanMotion):
         rig.third_person(rig.frame_points([box], upper=True))
         for name, side in zip(names, sides):  # pose both arms before reading either hand
             targets = paths[name]
-            rig.arm_to(side, targets, palm_toward=rig.camera.pose[:3, 3] - targets)
+            rig.arm_to(side, targets, palm_toward=rig.chosen_camera().pose[:3, 3] - targets)
         for name, side in zip(names, sides):
             rig.track(
                 name, rig.hand(side), rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS

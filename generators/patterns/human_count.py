@@ -95,7 +95,7 @@ class ArmCircles(HumanMotion):
         box = np.array([[x, y, ahead] for x in (-radius, radius) for y in (-radius, radius)])
         rig.maybe_companion()
         rig.third_person(rig.frame_points([shoulder + box], upper=True))
-        toward = rig.camera.pose[:3, 3] - shoulder
+        toward = rig.chosen_camera().pose[:3, 3] - shoulder
         centre = shoulder + ahead * toward / np.linalg.norm(toward)
         turned = laps_turned(scene, answer)
         start = 90.0 + rng.uniform(

@@ -105,7 +105,7 @@ def hand_track(
 ) -> None:
     """Move the hand along ``targets``, turn its flat side to the camera, add its track
     (named ``noun``, default: by its glove's colour)."""
-    rig.arm_to(side, targets, palm_toward=rig.camera.pose[:3, 3] - targets)
+    rig.arm_to(side, targets, palm_toward=rig.chosen_camera().pose[:3, 3] - targets)
     noun = noun or rig.hand_noun(side)
     rig.track(name, rig.hand(side), noun, rig.look.hands[side][1], HAND_RADIUS)
 

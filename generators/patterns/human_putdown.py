@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 import trimesh
 
+from tempogen.facts.states import STILL_PX
 from tempogen.generators.humans import (
     SIDE_SIGN,
     HumanMotion,
@@ -17,7 +18,7 @@ from tempogen.generators.motion import register_motion
 from tempogen.generators.patterns.human_props import BALL_RADIUS, HOLD_OUT, holder
 from tempogen.generators.scene import Scene
 from tempogen.labels import Labels
-from tempogen.questions import STILL_PX, WordingError
+from tempogen.questions import WordingError
 
 STAND = (120, 106, 94)  # muted wood: no hue mask (glove or ball) takes it
 PAUSE = 4  # still steps inside one movement: slow motion down to a quarter repeats frames

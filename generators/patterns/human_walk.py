@@ -194,8 +194,8 @@ class WalkPath(HumanMotion):
         centre, other = np.zeros(3), rig.maybe_companion()
         if other is not None:  # beside the companion, never through them
             centre = other.origin - [np.sign(other.origin[0]) * (half[0] + COMPANION_GAP), 0.0, 0.0]
-        box = [[x * (half[0] + m), y, z * (half[1] + m)] for y, m in ROOM for x, z in CORNERS]
-        box = centre + np.array(box)
+        room = [[x * (half[0] + m), y, z * (half[1] + m)] for y, m in ROOM for x, z in CORNERS]
+        box = centre + np.array(room)
         seen = [box] + ([other.frame_points()] if other is not None else [])
         # a long lens from high up: even at the frame's edge the view is nearly straight down,
         # so no body hides its own far hand

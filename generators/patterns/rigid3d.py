@@ -138,7 +138,9 @@ class RigidWorld:
     ) -> Iterator[tuple[np.ndarray, np.ndarray]]:
         """RGB frames and the coverage (uint8 alpha) of every body, for a noise-encoded clip:
         the one render pass gives both (arrays reused between frames)."""
-        return self._render(background, rng, coverage=True)
+        for frame, mask in self._render(background, rng, coverage=True):
+            assert mask is not None  # a renderer made with coverage=True keeps one
+            yield frame, mask
 
     def _render(
         self, background: str, rng: np.random.Generator, coverage: bool

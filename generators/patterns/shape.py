@@ -94,8 +94,8 @@ class Draw(Motion):
         )
         margin = look.size * MARGIN
         if answer == "none":
-            x, y = scene.place(margin)
-            scene.add("subject", look, x, y)
+            px, py = scene.place(margin)
+            scene.add("subject", look, px, py)
             scene.ask(["subject"])
             return
         x, y = screen_path(scene, answer, margin)

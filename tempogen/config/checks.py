@@ -5,21 +5,23 @@ from __future__ import annotations
 
 import math
 from dataclasses import fields
-from typing import Any
+from typing import Any, TypeVar
 
 from tempogen.config.schema import ConfigError
+
+Num = TypeVar("Num", int, float)
 
 
 def fail(src: str, path: str, msg: str) -> ConfigError:
     """The error for field ``path`` of config ``src``; it keeps the field (to find its line)."""
     err = ConfigError(f"{src}: {path}: {msg}")
-    err.field, err.detail = path, msg  # type: ignore[attr-defined]
+    err.field, err.detail = path, msg
     return err
 
 
 def number(
-    src: str, path: str, v: Any, kind: type, lo: float | None = None, hi: float | None = None
-) -> Any:
+    src: str, path: str, v: Any, kind: type[Num], lo: float | None = None, hi: float | None = None
+) -> Num:
     """``v`` as a ``kind`` number (no bool, no NaN) within ``lo``..``hi``."""
     if (
         isinstance(v, bool)
@@ -40,11 +42,11 @@ def pair(
     src: str,
     path: str,
     v: Any,
-    kind: type,
+    kind: type[Num],
     lo: float,
     ordered: bool = True,
     hi: float | None = None,
-) -> tuple[Any, Any]:
+) -> tuple[Num, Num]:
     """``v`` as two ``kind`` numbers within the bounds, the first not above the second if
     ``ordered``."""
     if not isinstance(v, (list, tuple)) or len(v) != 2:
@@ -71,7 +73,7 @@ def strings(src: str, path: str, v: Any, allowed: tuple[str, ...] | None) -> tup
 
 def choice(src: str, path: str, v: Any, allowed: tuple[str, ...]) -> str:
     """One of ``allowed``, else an error naming the field and the choices."""
-    if v not in allowed:
+    if not isinstance(v, str) or v not in allowed:
         raise fail(src, path, f"expected one of {', '.join(allowed)}, got {v!r}")
     return v
 

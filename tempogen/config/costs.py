@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from tempogen.config.schema import MAX_FPS, MAX_SECONDS, ConfigError, DatasetConfig
@@ -69,7 +70,7 @@ def estimate(
     width: int,
     height: int,
     *,
-    kind: str = "2d",
+    kind: str | Mapping[str, float] = "2d",
     longest: float | None = None,
     held_frames: int = 8,
     held_bytes: float = 0,
@@ -92,7 +93,11 @@ def estimate(
 
 
 def check_estimate(
-    est: Estimate, where: str, allow: bool = False, how: str = "", error: type = ConfigError
+    est: Estimate,
+    where: str,
+    allow: bool = False,
+    how: str = "",
+    error: type[Exception] = ConfigError,
 ) -> Estimate:
     """``est``, or ``error`` naming ``where``, the estimate and the limit it passes; ``allow``
     (or ``$TEMPOGEN_ALLOW_LARGE=1``) lets it through, and ``how`` says how to ask for that."""

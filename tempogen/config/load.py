@@ -199,13 +199,12 @@ def load_config(path: str | os.PathLike[str]) -> DatasetConfig:
     try:
         return config_from_dict(data, str(p))
     except ConfigError as exc:
-        field_ = getattr(exc, "field", None)
-        if not field_:
+        if not exc.field:
             raise
-        line = _line_of(field_, lines)
+        line = _line_of(exc.field, lines)
         if not line:
             raise
-        raise type(exc)(f"{p}:{line}: {field_}: {exc.detail}") from exc  # type: ignore[attr-defined]
+        raise type(exc)(f"{p}:{line}: {exc.field}: {exc.detail}") from exc
 
 
 def _line_of(path: str, lines: dict[str, int]) -> int | None:

@@ -116,7 +116,7 @@ class DatasetConfig:
         d = asdict(self)
         d.pop("source")
         d.pop("executor")  # how it is built, not what: the same bytes either way
-        return _listify(d)
+        return {k: _listify(x) for k, x in d.items()}
 
     def samples_for(self, task: str) -> int:
         """How many questions ``task`` gets."""
@@ -125,7 +125,8 @@ class DatasetConfig:
         return self.samples_per_task
 
 
-def _listify(v: Any) -> Any:
+def _listify(v: object) -> object:
+    """``v`` with every tuple, nested or not, as a list (as JSON reads it back)."""
     if isinstance(v, dict):
         return {k: _listify(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):

@@ -205,7 +205,8 @@ class RayExecutor(Executor):
     def _get(self, ref: Any, stage: Stage, item: Any) -> tuple[Any, Outputs | None]:
         """A unit's result; the unit's own error (not Ray's wrapper) when it raised."""
         try:
-            return self.ray.get(ref)
+            got: tuple[Any, Outputs | None] = self.ray.get(ref)  # Ray is untyped
+            return got
         except self.ray.exceptions.RayTaskError as exc:
             cause = getattr(exc, "cause", None)
             if isinstance(cause, BaseException):

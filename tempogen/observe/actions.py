@@ -21,7 +21,8 @@ def floor_height(labels: Labels, idx: np.ndarray) -> np.ndarray:
     subj, floor = labels.track(q.objects[0]), labels.track(q.objects[1])
     a = np.radians(floor.angle[idx])
     h = (subj.x[idx] - floor.x[idx]) * np.cos(a) + (subj.y[idx] - floor.y[idx]) * np.sin(a)
-    return h - subj.size * subj.scale[idx]
+    above: np.ndarray = h - subj.size * subj.scale[idx]
+    return above
 
 
 FLAT_PX = 0.05  # px: a bounce's fall and rise exceed this, far above the labels' 0.01 px rounding
@@ -79,7 +80,8 @@ def raised_mask(labels: Labels, idx: np.ndarray) -> np.ndarray:
     h = floor_height(labels, idx)
     if len(h) < 2 or h.max() - h.min() < RAISE_MIN * math.hypot(labels.width, labels.height):
         return np.zeros(len(h), bool)
-    return h > h.min() + 0.5 * (h.max() - h.min())
+    raised: np.ndarray = h > h.min() + 0.5 * (h.max() - h.min())
+    return raised
 
 
 def events(labels: Labels, idx: np.ndarray) -> list[tuple[float, float]] | None:

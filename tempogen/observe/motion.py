@@ -98,7 +98,10 @@ def approach(labels: Labels, idx: np.ndarray, track: Track) -> tuple[str, ...] |
 
 
 def _orbit_angle(track: Track, center: Track, idx: np.ndarray) -> np.ndarray:
-    return np.degrees(np.arctan2(track.y[idx] - center.y[idx], track.x[idx] - center.x[idx]))
+    deg: np.ndarray = np.degrees(
+        np.arctan2(track.y[idx] - center.y[idx], track.x[idx] - center.x[idx])
+    )
+    return deg
 
 
 def turn_steps(labels: Labels, idx: np.ndarray) -> np.ndarray:
@@ -125,9 +128,12 @@ def rotation(labels: Labels, idx: np.ndarray) -> tuple[str, ...] | None:
 
 def _step_speeds(labels: Labels, idx: np.ndarray, track: Track, kind: str) -> np.ndarray:
     dt = np.diff(sample_times(labels, idx))
+    step: np.ndarray
     if kind == "angle":
-        return np.abs(wrap(np.diff(track.angle[idx]), 360.0)) / dt
-    return np.hypot(np.diff(track.x[idx]), np.diff(track.y[idx])) / dt
+        step = np.abs(wrap(np.diff(track.angle[idx]), 360.0))
+    else:
+        step = np.hypot(np.diff(track.x[idx]), np.diff(track.y[idx]))
+    return step / dt
 
 
 def speed(labels: Labels, idx: np.ndarray, track: Track, kind: str = "position") -> str | None:
@@ -167,8 +173,9 @@ def mean_speed(labels: Labels, idx: np.ndarray, track: Track) -> float | None:
 def fastest(labels: Labels, idx: np.ndarray) -> str | None:
     """The query object that moves clearly faster (``FASTER_RATIO``) than every other one;
     None when undetermined (one frame, no one moving, or no clear winner)."""
-    v = {name: mean_speed(labels, idx, labels.track(name)) for name in labels.query.objects}
-    if any(x is None for x in v.values()):
+    speeds = {name: mean_speed(labels, idx, labels.track(name)) for name in labels.query.objects}
+    v = {name: x for name, x in speeds.items() if x is not None}
+    if len(v) < len(speeds):
         return None
     ranked = sorted(v.items(), key=lambda kv: -kv[1])
     (top, vt), (_, v2) = ranked[0], ranked[1]

@@ -24,9 +24,11 @@ DIAGONAL_TOL = 0.35  # a side this close to 45 degrees (share of its length) is 
 RHOMBUS_RATIO = 1.15  # longest / shortest side of a diamond
 
 
-def _segments_cross(p1, p2, p3, p4) -> bool:
-    def orient(a, b, c):
-        return (b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0])
+def _segments_cross(p1: np.ndarray, p2: np.ndarray, p3: np.ndarray, p4: np.ndarray) -> bool:
+    """Whether segments p1-p2 and p3-p4 (2D points) cross at a point inside both."""
+
+    def orient(a: np.ndarray, b: np.ndarray, c: np.ndarray) -> float:
+        return float((b[0] - a[0]) * (c[1] - a[1]) - (b[1] - a[1]) * (c[0] - a[0]))
 
     d1, d2 = orient(p3, p4, p1), orient(p3, p4, p2)
     d3, d4 = orient(p1, p2, p3), orient(p1, p2, p4)
@@ -35,7 +37,7 @@ def _segments_cross(p1, p2, p3, p4) -> bool:
 
 def _parallel(u: np.ndarray, v: np.ndarray, tol_deg: float = PARALLEL_DEG) -> bool:
     c = abs(np.dot(u, v)) / (np.linalg.norm(u) * np.linalg.norm(v) + 1e-12)
-    return c >= math.cos(math.radians(tol_deg))
+    return bool(c >= math.cos(math.radians(tol_deg)))
 
 
 def _corners(ring: np.ndarray, turns: np.ndarray, extent: float) -> list[int]:
