@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from tempogen.choices import BACKGROUNDS
 from tempogen.labels import Labels, Track
 
 SUPERSAMPLE = 4
-BACKGROUNDS = ("solid", "gradient", "grid", "noise")
 
 
 def shape_polygon(shape: str, r: float) -> list[np.ndarray]:

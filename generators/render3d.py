@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 import trimesh
 
+from tempogen.choices import BACKGROUNDS
 from tempogen.generators.backdrop3d import floor_mesh, over, paste
 from tempogen.generators.camera import Camera
 from tempogen.generators.offscreen import (
@@ -43,7 +44,7 @@ from tempogen.generators.offscreen import (
     open_context,
     pyrender_module,
 )
-from tempogen.generators.render2d import BACKGROUNDS, make_background
+from tempogen.generators.render2d import make_background
 from tempogen.generators.shading3d import (
     AMBIENT,
     DEFAULT_SHADING,

@@ -9,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from tempogen import observe
+from tempogen.choices import BACKGROUNDS
 from tempogen.generators.motion import Scene
 from tempogen.generators.pairs.common import (
     PairScene,
@@ -17,7 +18,6 @@ from tempogen.generators.pairs.common import (
     ordered,
     register_kind,
 )
-from tempogen.generators.render2d import BACKGROUNDS
 from tempogen.labels import Labels
 
 GESTURES = observe.GESTURES

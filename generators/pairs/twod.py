@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from tempogen.choices import BACKGROUNDS
 from tempogen.errors import GenerationError
 from tempogen.generators.motion import Look, Scene
 from tempogen.generators.pairs.common import (
@@ -22,7 +23,7 @@ from tempogen.generators.pairs.common import (
     certify,
     observed_script,
 )
-from tempogen.generators.render2d import BACKGROUNDS, Compositor, make_background
+from tempogen.generators.render2d import Compositor, make_background
 from tempogen.labels import Labels
 
 # -- the script: which events happen when ------------------------------------------------------

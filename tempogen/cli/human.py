@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from tempogen.choices import BACKGROUNDS
+
 
 def _human_render(args: argparse.Namespace) -> int:
     from tempogen.config import check_estimate
@@ -66,7 +68,7 @@ def add_human(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         "--size", default="640x360", type=frame_size, help="WIDTHxHEIGHT (default 640x360)"
     )
     hr.add_argument("--body", help="SMPL/SMPL-H/SMPL-X model file or folder (default: embedded)")
-    hr.add_argument("--background", default="solid", choices=("solid", "gradient", "grid", "noise"))
+    hr.add_argument("--background", default="solid", choices=BACKGROUNDS)
     hr.add_argument(
         "--joint-map", help="YAML of SMPL joint: BVH joint overriding the mapping (BVH only)"
     )

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from tempogen.choices import EXECUTORS
+
 MAX_PAIRS = 10_000  # retrieval.captions.MAX_PAIRS (kept here so --help stays instant)
 MAX_TOP_K = 1_000  # retrieval.search.MAX_TOP_K
 
@@ -27,7 +29,7 @@ def executor_options(p: argparse.ArgumentParser, default: str) -> None:
     """``--executor`` and ``--address``: where per-clip work runs (``default`` for the help)."""
     p.add_argument(
         "--executor",
-        choices=("local", "ray"),
+        choices=EXECUTORS,
         default=None,
         help=f"where per-clip work runs: local processes or a Ray cluster (default: {default})",
     )

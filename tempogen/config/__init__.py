@@ -9,6 +9,7 @@ loading and validation; :mod:`~tempogen.config.costs` the cost estimate and its 
 name other modules use is importable from here.
 """
 
+from tempogen.choices import BACKGROUNDS, EXECUTORS
 from tempogen.config.costs import (
     ALLOW_LARGE_ENV,
     MAX_CLIP_FRAMES,
@@ -23,8 +24,6 @@ from tempogen.config.costs import (
 )
 from tempogen.config.load import config_from_dict, import_plugins, load_config
 from tempogen.config.schema import (
-    BACKGROUNDS,
-    EXECUTORS,
     MAX_FPS,
     MAX_SAMPLES,
     MAX_SECONDS,

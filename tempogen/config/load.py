@@ -8,10 +8,9 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
+from tempogen.choices import BACKGROUNDS, EXECUTORS
 from tempogen.config.checks import check_keys, choice, fail, number, pair, section, strings
 from tempogen.config.schema import (
-    BACKGROUNDS,
-    EXECUTORS,
     MAX_SAMPLES,
     MAX_SECONDS,
     SHORTCUTS,

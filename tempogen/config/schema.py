@@ -6,11 +6,9 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from tempogen.choices import BACKGROUNDS
 from tempogen.errors import ConfigurationError
 from tempogen.questions import TASKS
-
-BACKGROUNDS = ("solid", "gradient", "grid", "noise")
-
 
 ConfigError = ConfigurationError  # the name this module has always raised
 
@@ -69,9 +67,6 @@ class RetrievalConfig:
     # cosine below which a caption has no match (None: the calibrated
     # tempogen.retrieval.threshold.NO_MATCH_THRESHOLD)
     no_match_threshold: float | None = None
-
-
-EXECUTORS = ("local", "ray")  # as tempogen.executor.EXECUTORS (config imports no executor)
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tempogen.choices import EXECUTORS
 from tempogen.errors import ConfigurationError
-from tempogen.executor.base import EXECUTORS, RAY_HINT, Executor, Stage
+from tempogen.executor.base import RAY_HINT, Executor, Stage
 from tempogen.executor.local import LocalExecutor, process_pool, stop_workers
 from tempogen.executor.ray_driver import RETRIES, RayExecutor, import_ray
 from tempogen.executor.ray_worker import Outputs, run_unit

@@ -8,7 +8,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-EXECUTORS = ("local", "ray")
 RAY_HINT = "pip install 'tempogen[ray]'"
 
 

@@ -11,10 +11,10 @@ import tempogen.generators.patterns  # noqa: F401  (registers every pattern, 3D 
 from tempogen import observe
 from tempogen.builders.audit.pixels import pixel_labels
 from tempogen.builders.audit.pixels3d import centroid, hue_mask, paints, pixel_states_3d
+from tempogen.choices import BACKGROUNDS
 from tempogen.facts import answer_of
 from tempogen.generators.motion import MOTIONS, SAMPLES, Scene, Style, certify, make_scene
 from tempogen.generators.patterns.objects3d import NOTE, RigidWorld
-from tempogen.generators.render2d import BACKGROUNDS
 from tempogen.questions import answer_key
 
 NAMES = ("cube_spin", "top_spin", "moon_orbit", "ball_roll")

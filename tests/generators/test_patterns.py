@@ -11,6 +11,7 @@ from kit import certify_default_questions
 
 from tempogen import observe
 from tempogen.builders.audit.pixels import COLOR_TOL, pixel_labels
+from tempogen.choices import BACKGROUNDS
 from tempogen.facts import answer_of
 from tempogen.generators.motion import (
     COLORS,
@@ -22,7 +23,7 @@ from tempogen.generators.motion import (
     make_labels,
     motions_for,
 )
-from tempogen.generators.render2d import BACKGROUNDS, Compositor, make_background
+from tempogen.generators.render2d import Compositor, make_background
 from tempogen.labels import Labels, Query, Track
 from tempogen.questions import TASKS, answer_key
 
