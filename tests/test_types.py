@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "typecheck.py"
 
@@ -21,6 +23,8 @@ def _typecheck(tmp_path: Path, *extra: Path) -> subprocess.CompletedProcess[str]
     )
 
 
+# slow: mypy from an empty cache over the strict core (~50 s); make quality runs it in CI too
+@pytest.mark.slow
 def test_strict_core_passes_and_wrong_types_are_caught(tmp_path):
     """One run checks the strict core (clean) with a module of typing mistakes next to it:
     every mistake is reported at its line, nothing else is."""
