@@ -1,0 +1,174 @@
+"""Joint events of recorded motion (generators/mocap/events.py): on designed joints, where every
+event is known, and on real motion files (tests/data/bvh/ev_*.bvh, SOURCES-events.md)."""
+
+from __future__ import annotations
+
+import functools
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tempogen.generators.mocap import events as ev
+from tempogen.generators.skeleton import INDEX, REST_JOINTS
+
+DATA = Path(__file__).resolve().parents[1] / "data" / "bvh"
+FPS = 30.0
+
+
+def standing(seconds: float = 4.0, fps: float = FPS) -> np.ndarray:
+    """A person standing still: the rest joints in every frame, feet near y = 0."""
+    n = int(seconds * fps)
+    j = np.repeat(REST_JOINTS[None].astype(np.float64), n, axis=0)
+    j[..., 1] -= REST_JOINTS[:, 1].min()
+    return j
+
+
+def bump(n: int, centre: float, half: float) -> np.ndarray:
+    """0 outside ``centre +- half`` frames, rising smoothly to 1 at ``centre``."""
+    u = np.clip(1 - np.abs(np.arange(n) - centre) / half, 0, 1)
+    return np.asarray(0.5 - 0.5 * np.cos(np.pi * u))
+
+
+def lift(j: np.ndarray, names: list[str], amount: np.ndarray) -> None:
+    for name in names:
+        j[:, INDEX[name], 1] += amount
+
+
+FOOT = {s: [f"{s}_ankle", f"{s}_foot"] for s in ev.SIDES}
+
+
+def test_steps_count_each_lift_of_one_foot():
+    j = standing()
+    for k, side in enumerate(["right", "left", "right"]):
+        lift(j, FOOT[side], 0.15 * bump(len(j), 20 + 25 * k, 8))
+    found = ev.steps(j, FPS)
+    assert [e.part for e in found] == ["right", "left", "right"]
+    assert ev.jumps(j, FPS) == [] and ev.squats(j, FPS) == []
+
+
+def test_a_shuffle_a_foot_up_at_the_start_and_a_lift_too_short_are_no_steps():
+    j = standing()
+    lift(j, FOOT["left"], 0.04 * bump(len(j), 30, 8))  # 4 cm: a shuffle
+    lift(j, FOOT["right"], 0.15 * bump(len(j), 0, 8))  # up at the window's start
+    lift(j, FOOT["right"], 0.15 * bump(len(j), 80, 2))  # 0.1 s up: a twitch
+    assert ev.steps(j, FPS) == []
+
+
+def test_jumps_need_both_feet_off_and_the_pelvis_up():
+    j = standing()
+    for c in (30, 70):
+        up = 0.25 * bump(len(j), c, 6)
+        j[:, :, 1] += up[:, None]
+    assert [(e.part) for e in ev.jumps(j, FPS)] == ["body", "body"]
+    assert ev.steps(j, FPS) == []  # both feet up together: no step
+    hop = standing()
+    lift(hop, FOOT["right"], 0.3 * bump(len(hop), 40, 10))
+    hop[:, INDEX["pelvis"], 1] += 0.1 * bump(len(hop), 40, 10)
+    assert ev.jumps(hop, FPS) == []  # one foot always down
+
+
+def test_squats_need_a_deep_and_long_dip():
+    j = standing(6.0)
+    upper = [i for n, i in INDEX.items() if "ankle" not in n and "foot" not in n]
+    for c, depth, half in ((40, 0.35, 20), (110, 0.1, 20), (160, 0.35, 4)):
+        j[:, upper, 1] -= depth * bump(len(j), c, half)[:, None]
+    found = ev.squats(j, FPS)
+    assert len(found) == 1 and found[0].start < 40 < found[0].end  # 10 cm and a quick dip: none
+
+
+def test_waves_count_turns_of_a_raised_hand_not_a_raise():
+    j = standing()
+    n = len(j)
+    w, s = INDEX["right_wrist"], INDEX["right_shoulder"]
+    raised = bump(n, 60, 55) > 0.5
+    j[raised, w, 1] = j[raised, s, 1] + 0.2
+    t = np.arange(n) / FPS
+    j[raised, w, 0] += 0.12 * np.sin(2 * np.pi * 1.25 * t[raised])  # 1.25 swings a second
+    found = ev.waves(j, FPS, "right")
+    assert len(found) >= 3 and all(e.part == "right" for e in found)
+    assert ev.waves(j, FPS, "left") == []
+    once = standing()
+    once[raised, w, 1] = once[raised, s, 1] + 0.2  # raised and lowered, no swing
+    assert ev.waves(once, FPS, "right") == []
+    with pytest.raises(ValueError, match="side"):
+        ev.waves(j, FPS, "middle")
+
+
+def test_turning_points_ignore_wiggles_below_the_amplitude():
+    x = np.r_[np.linspace(0, 1, 10), np.linspace(1, 0.95, 3), np.linspace(0.95, 2, 10)]
+    assert ev.turning_points(x, 0.2) == []
+    z = np.r_[np.linspace(0, 1, 10), np.linspace(1, 0, 10), np.linspace(0, 1, 10)]
+    assert ev.turning_points(z, 0.2) == [9, 19]
+
+
+def test_first_mover_needs_a_still_start_and_a_clear_margin():
+    j = standing()
+    n = len(j)
+    ramp = np.clip((np.arange(n) - 30) / 10, 0, 1)
+    later = np.clip((np.arange(n) - 60) / 10, 0, 1)
+    j[:, INDEX["left_wrist"], 0] += 0.3 * ramp
+    j[:, INDEX["right_wrist"], 0] -= 0.3 * later
+    got = ev.first_mover(j, FPS)
+    assert got is not None and got.first == "left_wrist"
+    assert got.onsets["left_wrist"] < got.onsets["right_wrist"]  # type: ignore[operator]
+    close = standing()
+    close[:, INDEX["left_wrist"], 0] += 0.3 * ramp
+    close[:, INDEX["right_wrist"], 0] -= 0.3 * np.clip((np.arange(n) - 36) / 10, 0, 1)
+    assert ev.first_mover(close, FPS) is None  # 0.2 s apart: too close to tell
+    early = standing()
+    early[:, INDEX["left_wrist"], 0] += 0.3 * np.clip(np.arange(n) / 5, 0, 1)
+    assert ev.first_mover(early, FPS) is None  # moving from the window's first moments
+    assert ev.first_mover(standing(), FPS) is None  # nothing moves
+    only = standing()
+    only[:, INDEX["right_wrist"], 0] -= 0.3 * later
+    assert ev.first_mover(only, FPS).first == "right_wrist"  # type: ignore[union-attr]
+
+
+def test_bad_input_is_refused():
+    with pytest.raises(ValueError, match="24, 3"):
+        ev.steps(np.zeros((10, 17, 3)), FPS)
+    with pytest.raises(ValueError, match="fps"):
+        ev.jumps(standing(), 0.0)
+    with pytest.raises(ValueError, match="unknown joint"):
+        ev.first_mover(standing(), FPS, ("left_wrist", "tail"))
+
+
+@functools.cache
+def real(name: str) -> tuple[np.ndarray, float]:
+    """Posed joints of a real motion file from tests/data/bvh (see SOURCES-events.md)."""
+    from tempogen.generators.humans.look import body_for
+    from tempogen.generators.motion_import import load_motion
+
+    seq = load_motion(DATA / name)
+    return np.asarray(body_for("").pose(seq).joints, dtype=np.float64), float(seq.fps)
+
+
+def test_real_walk_steps_and_crouch():
+    """CMU 131_01 (start, walk, crouch, walk): steps of the right foot and one deep crouch."""
+    j, fps = real("ev_walk.bvh")
+    assert len(ev.steps(j, fps)) >= 3
+    assert len(ev.squats(j, fps)) == 1
+    assert ev.jumps(j, fps) == []
+
+
+def test_real_jumping_jacks():
+    """CMU jumping jacks (AnimatedDrawings' copy): six flights, no squat, no wave, no step."""
+    j, fps = real("ev_jacks.bvh")
+    assert len(ev.jumps(j, fps)) == 6
+    assert ev.squats(j, fps) == [] and ev.steps(j, fps) == []
+    assert ev.waves(j, fps, "left") == [] and ev.waves(j, fps, "right") == []
+
+
+def test_real_hop_and_jump():
+    """CMU 131_03 (start, hop, stop): one flight with both feet off the floor."""
+    j, fps = real("ev_hop.bvh")
+    assert len(ev.jumps(j, fps)) == 1
+
+
+def test_real_first_foot():
+    """AnimatedDrawings' dab: the left foot steps out long before the right moves."""
+    j, fps = real("ev_dab.bvh")
+    got = ev.first_mover(j, fps, ("left_ankle", "right_ankle"))
+    assert got is not None and got.first == "left_ankle"
+    assert ev.first_mover(j, fps, ("right_ankle", "left_ankle")).first == "left_ankle"  # type: ignore[union-attr]
