@@ -253,6 +253,7 @@ def _render_new(
             else ", ".join(filter(None, [motion.note, NOISE_NOTE])),
             certificate=cert_json,
             pair=spec.pair or None,
+            mocap=labels.meta.get("mocap"),
         ).to_json()
         commit(record_path, row, staged=[video_path])
     return row

@@ -66,6 +66,9 @@ class Motion:
     # painted mark or glove), so a clip may be rendered as temporal-only noise
     # (``generators/noise.py``); each clip is still checked for lights and speed.
     temporal_noise: ClassVar[bool] = False
+    # Its clip is cut from a recorded motion the spec names (``Style.source``, see
+    # generators/mocap): it cannot animate without one, so only the mocap planner uses it.
+    needs_source: ClassVar[bool] = False
 
     def animate(self, scene: Scene, answer: Any) -> None:
         raise NotImplementedError
@@ -174,11 +177,13 @@ def get_motion(name: str) -> Motion:
     return MOTIONS.lookup(name)
 
 
-def motions_for(task: str) -> list[Motion]:
+def motions_for(task: str, sourced: bool = False) -> list[Motion]:
+    """The patterns of ``task``: those that animate on their own, or (``sourced``) those cut
+    from a recorded motion (:attr:`Motion.needs_source`)."""
     _load_builtin()
     if task not in TASKS:
         raise KeyError(f"unknown task {task!r}; tasks: {list(TASKS)}")
-    return [m for m in MOTIONS.values() if m.task == task]
+    return [m for m in MOTIONS.values() if m.task == task and m.needs_source == sourced]
 
 
 def _load_builtin() -> None:

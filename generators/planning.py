@@ -13,6 +13,7 @@ import math
 import os
 from dataclasses import dataclass, replace
 from enum import IntEnum
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ import numpy as np
 from tempogen.config import ConfigError, DatasetConfig
 from tempogen.errors import GenerationError
 from tempogen.facts import FACTS
+from tempogen.generators.mocap.plan import mocap_plan
 from tempogen.generators.motion import (
     MOTIONS,
     SAMPLES,
@@ -44,8 +46,9 @@ RENDER_VERSION = 3
 PATTERNS_DRAW = 3
 TWINS_DRAW = 14
 NOISE_DRAW = 15
+# (tag 16, MOCAP_DRAW: which human questions come from motion files; generators/mocap/plan.py)
 
-_UNSET_OMITTED = ("pair", "twin_key", "encoding")
+_UNSET_OMITTED = ("pair", "twin_key", "encoding", "source")
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,7 @@ class Spec:
     pair: str = ""  # minimal pair: the original's id, on both members ("" = no pair)
     twin_key: str = ""  # the other member's answer key
     encoding: str = ""  # "temporal_noise": every frame alone is noise (generators/noise.py)
+    source: str = ""  # a mocap clip's window of a motion file (generators/mocap/source.py)
 
     def to_json(self) -> dict[str, Any]:
         # fields added later are left out when unset, so other clips keep their spec hashes
@@ -118,7 +122,7 @@ def check_config(cfg: DatasetConfig) -> None:
         MOTIONS.lookup(name, f"{cfg.source}: motions[{i}]")
 
 
-def plan(cfg: DatasetConfig) -> list[Spec]:
+def plan(cfg: DatasetConfig, cache: Path | None = None) -> list[Spec]:
     """Specs for every clip of the config, deterministic in the config alone.
 
     Each task's questions go to patterns first (:func:`_patterns`); then every pattern's
@@ -126,10 +130,15 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
     gets the same share of its questions (within one). Balanced per pattern, not per task:
     knowing which pattern drew a clip (from the question's words, or the file's metadata)
     then says nothing about its answer. The right option's position cycles the same way.
+
+    With ``mocap.share``, that share of each task's human questions is cut from the config's
+    motion files (:func:`~tempogen.generators.mocap.plan.mocap_slots`); ``cache`` is the
+    build's folder, where the catalogue of those files is kept for a rerun.
     """
     check_config(cfg)
     specs: list[Spec] = []
     root = np.random.SeedSequence(cfg.seed)
+    mocap = mocap_plan(cfg, cache, RENDER_VERSION) if cfg.mocap.share > 0 else None
     for t_index, task in enumerate(cfg.tasks):
         motions = [m for m in motions_for(task) if not cfg.motions or m.name in cfg.motions]
         n = cfg.samples_for(task)
@@ -138,12 +147,17 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
         task_rng = np.random.default_rng(root.spawn(len(cfg.tasks))[t_index])
         answer_cycle: dict[str, list[str]] = {}
         position_cycle: dict[int, list[int]] = {}
-        for i, motion in enumerate(_patterns(cfg, t_index, n, motions)):
-            keys = answer_cycle.setdefault(motion.name, [])
-            if not keys:
-                own = motion.keys()
-                keys.extend(own[j] for j in task_rng.permutation(len(own)))
-            key = keys.pop()
+        slots = _patterns(cfg, t_index, n, motions)
+        sources = [""] * n if mocap is None else mocap.assign(cfg, t_index, task, slots)
+        for i, motion in enumerate(slots):
+            if sources[i]:
+                motion, key, source = mocap.take(sources[i], task_rng)
+            else:
+                keys = answer_cycle.setdefault(motion.name, [])
+                if not keys:
+                    own = motion.keys()
+                    keys.extend(own[j] for j in task_rng.permutation(len(own)))
+                key, source = keys.pop(), ""
             seed = int(task_rng.integers(0, 2**31 - 1))
             span = cfg.duration if motion.renderer == "2d" else cfg.scenes3d.duration
             duration = task_rng.uniform(*span)
@@ -162,7 +176,9 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
                     width=cfg.size[0],
                     height=cfg.size[1],
                     fps=cfg.fps,
-                    num_frames=max(
+                    num_frames=mocap.frames(source)
+                    if source and mocap is not None
+                    else max(
                         SAMPLES * 2,
                         int(round(duration * cfg.fps)),
                         math.ceil(motion.min_seconds * cfg.fps),
@@ -174,6 +190,7 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
                     crf=cfg.encode.crf,
                     preset=cfg.encode.preset,
                     body=_body_model(cfg) if motion.renderer == "human" else "",
+                    source=source,
                 )
             )
     if not specs:
@@ -186,7 +203,11 @@ def plan(cfg: DatasetConfig) -> list[Spec]:
 
 def twin_key(spec: Spec) -> str | None:
     """The answer a spec's minimal-pair twin shows (its fact's flip among the pattern's own
-    answers), or None when the fact has no sound flip for it."""
+    answers), or None when the fact has no sound flip for it. A clip cut from a motion file
+    has none: its answer is the recording's, which a twin could not flip and stay the same
+    scene."""
+    if spec.source:
+        return None
     motion = get_motion(spec.motion)
     return FACTS[motion.fact].twin(spec.answer_key, motion.keys())
 
@@ -342,7 +363,10 @@ def spec_scene(spec: Spec) -> tuple[Scene, np.random.Generator, np.random.Genera
         seed_stream(spec, k)
         for k in (SeedStream.LABELS, SeedStream.BACKGROUND, SeedStream.OPTIONS, SeedStream.LOOKS)
     )
-    style = Style(spec.distractors, spec.misleading_text, spec.background, spec.body, spec.encoding)
+    style = Style(
+        spec.distractors, spec.misleading_text, spec.background, spec.body, spec.encoding,
+        spec.source,
+    )  # fmt: skip
     scene = make_scene(
         get_motion(spec.motion),
         spec.answer_key,

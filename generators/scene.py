@@ -60,6 +60,7 @@ class Style:
     background: str = "solid"
     body: str = ""  # body model for simulated humans: a path, or "" for the default
     encoding: str = ""  # "temporal_noise": one silhouette only (no second person)
+    source: str = ""  # a recorded motion's window (generators/mocap): what the clip is cut from
 
 
 @dataclass

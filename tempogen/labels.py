@@ -55,6 +55,7 @@ class LabelsMeta(TypedDict, total=False):
     encoding: dict[str, Any]  # a temporal-noise clip's encoding (its cell size, ...)
     backdrop: list[float]  # a minimal pair's backdrop darkness per frame
     view: dict[str, list[float]]  # a minimal pair's per-frame camera zoom and pan
+    mocap: dict[str, Any]  # a mocap clip's file, sha256, window and joint map (the row's too)
 
 
 def _arr(values: Any, n: int, dtype: Any, name: str) -> np.ndarray:

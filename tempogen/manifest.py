@@ -115,6 +115,11 @@ def _extra_checks(row: dict[str, Any]) -> tuple[str, str] | None:
                 "answer_key",
                 f"{row['answer_key']!r} is not option_keys[{answer}] {keys[answer]!r}",
             )
+    mocap = row.get("mocap")
+    if mocap is not None:
+        start, end = mocap["window"]["frames"]
+        if end <= start:
+            return "mocap.window.frames", f"[{start}, {end}) is an empty window"
     tracks = row["labels"].get("tracks")
     if tracks:
         want = row.get("num_frames", len(tracks[0]["x"]))
@@ -209,6 +214,7 @@ class Row:
     certificate: dict[str, Any] | None = None
     verified: str | None = None  # "declared": the answer rests on declared facts (absent: states)
     pair: str | None = None  # a minimal pair's id, shared by its two rows (absent: no pair)
+    mocap: dict[str, Any] | None = None  # a mocap clip's file, sha256, window and joint map
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:

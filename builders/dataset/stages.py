@@ -33,6 +33,7 @@ class BuildSummary:
     retrieval: dict[str, Any] | None = None
     reused_frames: int = 0  # of ``frames``, in clips kept from an earlier, interrupted run
     url: str | None = None  # the fsspec URL the build was published to, if ``--out`` was one
+    mocap: str | None = None  # the mocap line of the report: files, windows, questions, skipped
 
     def where(self, rel: str = "") -> str:
         """Where a file of the build is for its users: under the URL, else the folder."""
@@ -64,7 +65,13 @@ def run_build(
     from tempogen.builders.report.noise_page import noise_rows, write_noise_page
     from tempogen.builders.report.report import write_report
 
-    specs = plan(cfg)
+    specs = plan(cfg, cache=out)
+    mocap = None
+    if cfg.mocap.share > 0:
+        from tempogen.generators.mocap.plan import mocap_line
+        from tempogen.generators.planning import RENDER_VERSION
+
+        mocap = mocap_line(cfg, out, RENDER_VERSION, sum(1 for s in specs if s.source))
     total_frames = sum(s.num_frames for s in specs)
     start = time.perf_counter()
     bar = _progress(len(specs), total_frames, progress)
@@ -152,6 +159,7 @@ def run_build(
         len(variants),
         retrieval=retrieval,
         reused_frames=frames_reused,
+        mocap=mocap,
     )
 
 

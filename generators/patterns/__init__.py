@@ -4,7 +4,7 @@ registers them.
 The modules are imported in the order their patterns register: within a task, the planner
 (``generators/build.py``) hands questions to patterns in registration order, so this order is
 part of every build's output. A new module goes after those whose patterns it must follow.
-Helper modules (``human_hand``, ``human_poses``, ``rigid3d``, ``scenes3d``) register nothing."""
+Helper modules (``mocap``, ``human_hand``, ``human_poses``, ``rigid3d``, ``scenes3d``) register nothing."""
 
 # isort: off
 from tempogen.generators.patterns import (  # noqa: F401
@@ -25,6 +25,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     objects3d,
     objects3d_tasks,
     objects3d_speed,
+    mocap_travel,
 )
 
 # isort: on

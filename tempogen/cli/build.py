@@ -42,6 +42,8 @@ def _generate(args: argparse.Namespace) -> int:
         f"wrote {summary.clips} clips ({summary.variants} edited variants; "
         f"{new:,} frames rendered{reused}) to {summary.where()}: {tasks}"
     )
+    if summary.mocap is not None:
+        print(summary.mocap)
     print(f"manifest: {summary.where('manifest.jsonl')}; TOMATO layout: {summary.where('tomato')}")
     print(f"index: {summary.where('index.html')}; report: {summary.where('report.html')}")
     if summary.url is not None:

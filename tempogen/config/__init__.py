@@ -33,6 +33,7 @@ from tempogen.config.schema import (
     DatasetConfig,
     EncodeConfig,
     ExecutorConfig,
+    MocapConfig,
     RetrievalConfig,
     Scenes3DConfig,
     StyleConfig,
@@ -43,7 +44,7 @@ from tempogen.config.schema import (
 __all__ = [
     "ALLOW_LARGE_ENV", "BACKGROUNDS", "EXECUTORS", "MAX_CLIP_FRAMES", "MAX_CPU_SECONDS", "MAX_FPS",
     "MAX_MEMORY", "MAX_SAMPLES", "MAX_SECONDS", "MAX_SIDE", "RATES", "REF_PIXELS", "SHORTCUTS",
-    "ConfigError", "DatasetConfig", "EncodeConfig", "Estimate", "ExecutorConfig",
+    "ConfigError", "DatasetConfig", "EncodeConfig", "Estimate", "ExecutorConfig", "MocapConfig",
     "RetrievalConfig", "Scenes3DConfig", "StyleConfig", "VariantsConfig", "VinogroundConfig",
     "check_estimate", "config_estimate", "config_from_dict", "estimate", "import_plugins",
     "load_config",

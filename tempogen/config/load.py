@@ -10,6 +10,7 @@ from typing import Any
 
 from tempogen.choices import BACKGROUNDS, EXECUTORS
 from tempogen.config.checks import check_keys, choice, fail, number, pair, section, strings
+from tempogen.config.mocap import mocap_section
 from tempogen.config.schema import (
     MAX_SAMPLES,
     MAX_SECONDS,
@@ -95,6 +96,9 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     if "plugins" in data:
         kw["plugins"] = strings(src, "plugins", data["plugins"], None)
         import_plugins(kw["plugins"], src)
+    if "mocap" in data:
+        folder = Path(src).resolve().parent if Path(src).is_file() else Path.cwd()
+        kw["mocap"] = mocap_section(src, data["mocap"], folder)
     if "motions" in data:  # names are checked against the registry by the generators
         kw["motions"] = strings(src, "motions", data["motions"], None)
     style = section(src, "style", data.get("style"))

@@ -4,6 +4,7 @@ and the bounds of its numbers."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 from tempogen.choices import BACKGROUNDS
@@ -81,6 +82,19 @@ class ExecutorConfig:
     shared_out: bool = False
 
 
+@dataclass(frozen=True)
+class MocapConfig:
+    """Questions cut from recorded motion: ``files`` (globs relative to the config's folder:
+    BVH, AMASS or SMPL ``.npz``/``.pkl``), the ``share`` of each task's human questions they
+    take (0: off), a joint map per glob or file (relative to the config), and the window
+    length range in seconds (None: ``scenes3d.duration``)."""
+
+    files: tuple[str, ...] = ()
+    share: float = 0.0
+    joint_maps: tuple[tuple[str, str], ...] = ()
+    window: tuple[float, float] | None = None
+
+
 SHORTCUTS = ("fail", "warn", "off")  # what a blind baseline above chance does to a build
 
 
@@ -104,6 +118,7 @@ class DatasetConfig:
     scenes3d: Scenes3DConfig = field(default_factory=Scenes3DConfig)
     shortcuts: str = "fail"  # a blind baseline above chance: fail the build, warn, or off
     minimal_pairs: float = 0.0  # share of each task's questions that also get a rendered twin
+    mocap: MocapConfig = field(default_factory=MocapConfig)
     executor: ExecutorConfig = field(default_factory=ExecutorConfig, compare=False)
     source: str = field(default="<config>", compare=False, repr=False)  # for error messages
 
@@ -111,7 +126,15 @@ class DatasetConfig:
         d = asdict(self)
         d.pop("source")
         d.pop("executor")  # how it is built, not what: the same bytes either way
+        if self.mocap == MocapConfig():  # off: configs written before it keep their bytes
+            d.pop("mocap")
         return {k: _listify(x) for k, x in d.items()}
+
+    @property
+    def folder(self) -> Path:
+        """The folder paths in the config are relative to: its file's, else the working one."""
+        p = Path(self.source)
+        return p.resolve().parent if p.is_file() else Path.cwd()
 
     def samples_for(self, task: str) -> int:
         """How many questions ``task`` gets."""

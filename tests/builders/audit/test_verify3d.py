@@ -11,7 +11,7 @@ from tempogen.generators.build import plan, render_spec
 from tempogen.generators.motion import MOTIONS, get_motion
 
 get_motion("spin")
-SOLID = sorted(name for name, m in MOTIONS.items() if m.renderer != "2d")
+SOLID = sorted(name for name, m in MOTIONS.items() if m.renderer != "2d" and not m.needs_source)
 
 
 @pytest.mark.slow
