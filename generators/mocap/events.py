@@ -33,6 +33,8 @@ WAVE_AMP = 0.08  # metres a waving hand swings from one side to the other at lea
 WAVE_ABOVE = 0.0  # metres the wrist stands above its shoulder while it waves
 MIN_TURNS = 2  # turning points one raised hand makes at least (one is a hand raised and dropped)
 MIN_TURN_GAP = 0.15  # seconds between two turns of a wave at least (closer: a tremor, unclear)
+HANDS_OVER = 0.05  # metres both wrists rise above the head joint in a jumping jack
+MIN_OVER = 0.1  # seconds they stay over it at least
 MOVE_ON = 0.06  # metres a hand or foot moves from where it was before it counts as moving
 STILL_AT_START = 0.5  # seconds every part stays put at the window's start
 FIRST_MARGIN = 0.5  # seconds the first mover starts before the next one, at least
@@ -195,6 +197,23 @@ def waves(joints: np.ndarray, fps: float, side: str) -> list[Event]:
         if len(turns) >= MIN_TURNS and np.diff(turns).min() >= MIN_TURN_GAP * fps:
             out += [Event(side, a + t, a + t) for t in turns]
     return out
+
+
+def jacks(joints: np.ndarray, fps: float) -> list[Event]:
+    """Jumping jacks: both wrists over the head (``HANDS_OVER``) for ``MIN_OVER``, whole inside
+    the window, in a window where the person jumps (:func:`jumps`); hands raised while
+    standing are no jacks."""
+    j = _check(joints, fps)
+    if not jumps(j, fps):
+        return []
+    head = j[:, INDEX["head"], 1]
+    over = np.minimum(j[:, INDEX["left_wrist"], 1], j[:, INDEX["right_wrist"], 1]) - head
+    up = hysteresis(over, HANDS_OVER, 0.0)
+    return [
+        Event("body", a, b)
+        for a, b in runs(up)
+        if a > 0 and b < len(up) - 1 and (b - a + 1) / fps >= MIN_OVER
+    ]
 
 
 @dataclass(frozen=True)

@@ -26,6 +26,8 @@ from tempogen.generators.patterns import (  # noqa: F401
     objects3d_tasks,
     objects3d_speed,
     mocap_travel,
+    mocap_counts,
+    mocap_first,
 )
 
 # isort: on

@@ -1,0 +1,206 @@
+"""Mocap: how many times a recorded person jumps, does jumping jacks, squats, waves or steps
+(task ``count``).
+
+The joint events of :mod:`tempogen.generators.mocap.events` only choose which windows are
+worth filming (one with no jump is not asked how many jumps it holds) and from where; the
+answer is the count the projected track shows, certified like every clip's (16 frames, one
+frame blind, Video-TT's 80), and a window is refused where the gloves, which the pixel audit
+reads, would count otherwise (:func:`~tempogen.generators.patterns.mocap.check_readable`).
+Each question reads one track against an invisible line, as the procedural counts do
+(:mod:`.human_poses`): the feet above the floor (jumps), the head below a line above it
+(squats), a hand away from a line beside it (waves), one foot above the floor (steps).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import ClassVar
+
+import numpy as np
+
+from tempogen.generators.humans import HAND_RADIUS, SIDES, Rig
+from tempogen.generators.mocap import events as ev
+from tempogen.generators.motion import register_motion
+from tempogen.generators.patterns.human_poses import FEET_RADIUS, HEAD_LINE, HEAD_RADIUS
+from tempogen.generators.patterns.mocap import MocapMotion, check_readable, gloves_px
+from tempogen.generators.poses import PoseSequence
+from tempogen.generators.scene import Scene
+from tempogen.generators.skeleton import INDEX
+
+FEET = ("left_ankle", "right_ankle", "left_foot", "right_foot")
+SIDE_VIEW = 90.0  # degrees round from the front: a step is seen from the side
+LINE_OFFSET = 0.08  # share of the frame's width a wave's line stands beside the hand's path
+
+
+def posed_joints(seq: PoseSequence) -> np.ndarray:
+    """Joints (T, 24, 3) of a window posed on the mean body shape (as the clip poses it)."""
+    from tempogen.generators.humans.look import body_for
+
+    body = body_for("")
+    bare = PoseSequence(seq.poses, seq.trans, seq.fps)
+    return np.asarray(body.pose(bare).joints, dtype=np.float64)
+
+
+def facing(joints: np.ndarray) -> float:
+    """Degrees round the vertical the body faces on average (0: ``+z``, positive toward
+    ``+x``), from the line through the hips: the camera azimuth of a front view."""
+    left = (joints[:, INDEX["left_hip"]] - joints[:, INDEX["right_hip"]]).mean(0)
+    fwd = np.cross(left, [0.0, 1.0, 0.0])
+    return math.degrees(math.atan2(float(fwd[0]), float(fwd[2])))
+
+
+def carried(rig: Rig, name: str) -> dict[str, np.ndarray]:
+    """Track ``name``'s states as the pixel audit reads a body part that is not a hand: its
+    first position moved as the gloves' midpoint moves."""
+    t = next(tr for tr in rig.scene.tracks if tr.name == name)
+    g = gloves_px(rig)
+    mid = 0.5 * (g["left"] + g["right"])
+    return {"x": t.x[0] + mid[:, 0] - mid[0, 0], "y": t.y[0] + mid[:, 1] - mid[0, 1]}
+
+
+class _Count(MocapMotion):
+    """A count of joint events (:attr:`event`) seen from :meth:`view_of`; the windows with
+    none of them are not filmed."""
+
+    task = "count"
+    fact = "count"
+    answers = (1, 2, 3, 4, 5, 6)
+    words: ClassVar[tuple[str, str, str, str]] = ("", "", "", "")
+
+    def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
+        raise NotImplementedError
+
+    def view_of(self, joints: np.ndarray, found: list[ev.Event]) -> float:
+        """The camera's azimuth: in front of the body by default."""
+        return facing(joints)
+
+    def views(self, seq: PoseSequence) -> list[float]:
+        joints = posed_joints(seq)
+        found = self.found(joints, seq.fps)
+        return [round(self.view_of(joints, found), 1)] if found else []
+
+    def finish_label(self, scene: Scene, rig: Rig, names: list[str]) -> None:
+        scene.meta["event_words"] = list(self.words)
+        scene.meta["actor"] = rig.who
+        scene.ask(names, kind="raise")
+
+
+def floor_line(rig: Rig) -> None:
+    """The invisible floor line below the pelvis's first position, its normal up."""
+    p = rig.joints[0, INDEX["pelvis"]]
+    gx, gy = rig.project(np.array([p[0], 0.0, p[2]]))
+    rig.line("floor", gx, gy, -90.0, "the floor")
+
+
+@register_motion
+class MocapJumps(_Count):
+    """A recorded person jumps N times: the feet (their joints' mean) above the floor."""
+
+    name = "mocap_jumps"
+    question = "How many times does {person} jump?"
+    words = ("jumps", "jump", "jumps", "jump")
+
+    def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
+        return ev.jumps(joints, fps)
+
+    def label(self, scene: Scene, rig: Rig) -> None:
+        feet = rig.joints[:, [INDEX[n] for n in FEET]].mean(1)
+        rig.track("feet", feet, rig.part_noun("feet"), rig.look.body, FEET_RADIUS, shape="feet")
+        floor_line(rig)
+        self.finish_label(scene, rig, ["feet", "floor"])
+        check_readable(scene, "feet", **carried(rig, "feet"))
+
+
+@register_motion
+class MocapJacks(_Count):
+    """A recorded person does N jumping jacks: one hand (its glove, which the pixel audit
+    reads itself) up from the floor, over the head once per jack. Their hops are a few
+    centimetres: too small to count as jumps on screen, where the arms are not."""
+
+    name = "mocap_jacks"
+    question = "How many jumping jacks does {person} do?"
+    words = ("jumping jacks", "jumping jack", "jumping jacks", "jumping jack")
+
+    def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
+        return ev.jacks(joints, fps)
+
+    def label(self, scene: Scene, rig: Rig) -> None:
+        side = str(scene.look_rng.choice(SIDES))
+        hand = rig.hand(side)
+        rig.track("hand", hand, rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
+        floor_line(rig)
+        self.finish_label(scene, rig, ["hand", "floor"])
+
+
+@register_motion
+class MocapSquats(_Count):
+    """A recorded person squats N times: the head down from a line above its first place."""
+
+    name = "mocap_squats"
+    question = "How many squats does {person} do?"
+    words = ("squats", "squat", "squats", "squat")
+
+    def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
+        return ev.squats(joints, fps)
+
+    def label(self, scene: Scene, rig: Rig) -> None:
+        head = rig.joints[:, INDEX["head"]]
+        rig.track("head", head, rig.part_noun("head"), rig.look.body, HEAD_RADIUS, shape="head")
+        hx, hy = rig.project(head[0] + [0.0, HEAD_LINE, 0.0])
+        rig.line("ceiling", hx, hy, 90.0, "a line above the head")
+        self.finish_label(scene, rig, ["head", "ceiling"])
+        check_readable(scene, "head", **carried(rig, "head"))
+
+
+@register_motion
+class MocapWaves(_Count):
+    """A recorded person waves a raised hand N times: the hand (its glove, which the pixel
+    audit reads itself) away from a line beside its path, facing it."""
+
+    name = "mocap_waves"
+    question = "How many times does {person} wave?"
+    words = ("waves", "wave", "waves", "wave")
+
+    def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
+        return [e for s in SIDES for e in ev.waves(joints, fps, s)]
+
+    def label(self, scene: Scene, rig: Rig) -> None:
+        j = rig.joints
+        found = [e for s in SIDES for e in ev.waves(j, scene.fps, s)]
+        side = max(SIDES, key=lambda s: sum(e.part == s for e in found))
+        hand = rig.hand(side)
+        rig.track("hand", hand, rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
+        x = rig.project(hand)[:, 0]
+        y0 = float(rig.project(hand[0])[1])
+        rig.line(
+            "side", float(x.min()) - LINE_OFFSET * scene.width, y0, 0.0, "a line beside the hand"
+        )
+        self.finish_label(scene, rig, ["hand", "side"])
+
+
+@register_motion
+class MocapSteps(_Count):
+    """A recorded person walks: how many steps the foot nearer the camera takes, seen from
+    the side of the foot that steps more, the foot (its ankle and toes) above the floor."""
+
+    name = "mocap_steps"
+    question = "How many steps does {subject} take?"
+    words = ("steps", "step", "steps", "step")
+
+    def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
+        return ev.steps(joints, fps)
+
+    def view_of(self, joints: np.ndarray, found: list[ev.Event]) -> float:
+        left = sum(e.part == "left" for e in found) >= sum(e.part == "right" for e in found)
+        return facing(joints) + (SIDE_VIEW if left else -SIDE_VIEW)  # + is the body's left
+
+    def label(self, scene: Scene, rig: Rig) -> None:
+        j = rig.joints
+        cam = rig.chosen_camera()
+        side = min(SIDES, key=lambda s: float(cam.depth(j[:1, INDEX[f"{s}_ankle"]])[0]))
+        foot = j[:, [INDEX[f"{side}_ankle"], INDEX[f"{side}_foot"]]].mean(1)
+        noun = rig.part_noun("foot nearer the camera")
+        rig.track("foot", foot, noun, rig.look.body, FEET_RADIUS, shape="feet")
+        floor_line(rig)
+        self.finish_label(scene, rig, ["foot", "floor"])
+        check_readable(scene, "foot", **carried(rig, "foot"))
