@@ -26,6 +26,7 @@ from tempogen.generators.patterns import (  # noqa: F401
     objects3d_tasks,
     objects3d_speed,
     mocap_travel,
+    mocap_turn,
     mocap_counts,
     mocap_first,
 )
