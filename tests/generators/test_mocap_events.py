@@ -68,6 +68,17 @@ def test_jumps_need_both_feet_off_and_the_pelvis_up():
     assert ev.jumps(hop, FPS) == []  # one foot always down
 
 
+def test_jacks_need_hands_over_the_head_and_a_jump():
+    j = standing()
+    n = len(j)
+    over = bump(n, 60, 20) > 0.3
+    for s in ev.SIDES:
+        j[over, INDEX[f"{s}_wrist"], 1] = j[over, INDEX["head"], 1] + 0.2
+    assert ev.jacks(j, FPS) == []  # hands up, standing: no jack
+    j[:, :, 1] += 0.25 * bump(n, 60, 6)[:, None]
+    assert [(e.start < 60 < e.end) for e in ev.jacks(j, FPS)] == [True]
+
+
 def test_squats_need_a_deep_and_long_dip():
     j = standing(6.0)
     upper = [i for n, i in INDEX.items() if "ankle" not in n and "foot" not in n]
@@ -153,9 +164,12 @@ def test_real_walk_steps_and_crouch():
 
 
 def test_real_jumping_jacks():
-    """CMU jumping jacks (AnimatedDrawings' copy): six flights, no squat, no wave, no step."""
+    """CMU jumping jacks (AnimatedDrawings' copy): six flights, three jacks (arms over the
+    head), no squat, no wave, no step; no jack where nobody jumps."""
     j, fps = real("ev_jacks.bvh")
     assert len(ev.jumps(j, fps)) == 6
+    assert len(ev.jacks(j, fps)) == 3
+    assert ev.jacks(*real("ev_walk.bvh")) == []
     assert ev.squats(j, fps) == [] and ev.steps(j, fps) == []
     assert ev.waves(j, fps, "left") == [] and ev.waves(j, fps, "right") == []
 
