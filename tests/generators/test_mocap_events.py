@@ -10,8 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tempogen.facts import answer_of
 from tempogen.generators.mocap import events as ev
 from tempogen.generators.skeleton import INDEX, REST_JOINTS
+from tempogen.labels import Labels, Query, Track
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "bvh"
 FPS = 30.0
@@ -225,3 +227,60 @@ def test_event_questions_build_through_the_cli_and_the_pixel_audit_agrees(tmp_pa
     proc = run_cli("audit", "verify", "--manifest", out / "manifest.jsonl", env=env, fork=True)
     assert proc.returncode == 0, proc.stderr
     assert "verified 2/2 (100.0%)" in proc.stdout + proc.stderr
+
+
+# which hand starts first: the held body and the glove reading -----------------------------
+
+
+def order_labels(early_jitter: float) -> Labels:
+    """Two gloves: obj1 wanders ``early_jitter`` px from frame 5 and moves off at frame 40;
+    obj2 moves off at frame 20."""
+    n = 90
+    f = np.arange(n)
+    x1 = 100 + early_jitter * (f >= 5) + 30 * np.clip((f - 40) / 10, 0, 1)
+    x2 = 200 + 30 * np.clip((f - 20) / 10, 0, 1)
+    tracks = tuple(
+        Track.build(name, n, x=x, y=np.full(n, 90.0), color=(230, 40, 200), size=5.0)
+        for name, x in (("obj1", x1), ("obj2", x2))
+    )
+    return Labels(320, 180, FPS, tracks, Query("order", ("obj1", "obj2"), "move"))
+
+
+def test_the_glove_reading_ignores_a_wander_the_labels_see():
+    """What the pixel audit reads of an order question: a glove within its jitter of its first
+    place has not started. Exact labels see a 2.5 px wander as a start; the gloves do not, so
+    ``mocap_first_hand`` must refuse such a window (its labels and the audit would differ)."""
+    from tempogen.generators.patterns.mocap_first import glove_read
+
+    wander = order_labels(2.5)
+    assert answer_of(wander)[0] == ("obj1",)  # exact labels: obj1 starts at frame 5
+    assert answer_of(glove_read(wander))[0] == ("obj2",)  # the gloves: obj2 at frame 20
+    still = order_labels(0.0)
+    assert answer_of(still)[0] == answer_of(glove_read(still))[0] == ("obj2",)
+
+
+def test_first_hand_holds_the_body_still_until_each_hand_starts():
+    """A window of AnimatedDrawings' wave: the right hand (obj2) drops from the held pose
+    first; before it, nothing the question reads moves at all, and the clip certifies."""
+    from tempogen.generators.mocap.source import Source, file_sha256, register
+    from tempogen.generators.motion import certify, get_motion
+    from tempogen.generators.scene import Scene, Style
+
+    path = ASSETS / "ev_fair1_wave_hello.bvh"
+    sha = file_sha256(path)
+    register(sha, path, None)
+    motion = get_motion("mocap_first_hand")
+    src = Source(path.name, sha, 10, 96, FPS, "", 0.0)
+    scene = Scene(np.random.default_rng(0), 256, 144, FPS, 96, Style(source=src.to_json()))
+    scene.fact = motion.fact
+    motion.animate(scene, None)
+    labels = scene.labels()
+    cert = certify(labels)
+    assert cert.ok("order", "obj2"), cert
+    steps = {
+        t.name: np.hypot(np.diff(t.x), np.diff(t.y))
+        for t in labels.tracks
+        if t.name in ("obj1", "obj2")
+    }
+    start = int(np.flatnonzero(steps["obj2"] > 0)[0])
+    assert start > 0.5 * FPS and not steps["obj1"][:start].any()
