@@ -39,6 +39,7 @@ class _Walk(MocapMotion):
     reads, must give the same answer."""
 
     kind = ""
+    elevation = 40.0  # degrees: from high enough, the far glove shows past the body
 
     def views(self, seq: PoseSequence) -> list[float]:
         line = walk_line(seq)

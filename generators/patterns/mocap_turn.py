@@ -21,7 +21,6 @@ from tempogen.generators.poses import PoseSequence, rotvec_to_matrix
 from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
 
-
 GAIT = 0.5  # seconds: the heading is smoothed over about a stride (the pelvis sways each step)
 
 
