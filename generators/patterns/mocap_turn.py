@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
 
-from tempogen.generators.humans import Rig
 from tempogen.generators.motion import register_motion
 from tempogen.generators.patterns.mocap import (
     PERSON_RADIUS,
     MocapMotion,
+    MocapRig,
     check_readable,
     gloves_px,
 )
@@ -47,7 +47,7 @@ class MocapTurn(MocapMotion):
     def views(self, seq: PoseSequence) -> list[float]:
         return [float(heading(seq)[0])]  # the person starts facing the camera
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         yaw = heading(rig.sequence())
         pelvis = rig.joints[:, INDEX["pelvis"]]
         rig.track(

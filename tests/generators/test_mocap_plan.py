@@ -35,7 +35,11 @@ def _walk(folder: Path, frames: int = 112, start: int = 175) -> Path:
     frame 175 the person walks steadily across the floor: both sides of the walk certify)."""
     lines = ZOMBIE.read_text().splitlines()
     at = next(i for i, ln in enumerate(lines) if ln.startswith("Frame Time"))
-    text = lines[: at - 1] + [f"Frames: {frames}", lines[at]] + lines[at + 1 + start : at + 1 + start + frames]
+    text = (
+        lines[: at - 1]
+        + [f"Frames: {frames}", lines[at]]
+        + lines[at + 1 + start : at + 1 + start + frames]
+    )
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "walk.bvh"
     path.write_text("\n".join(text) + "\n")
