@@ -33,6 +33,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "edit": (["--repeat", "1", "--skip-moviepy"], []),
     "human": (["--frames", "32", "--width", "320", "--height", "180", "--repeat", "1", "--jobs", "0", "--motions", "put_down,cube_spin"], ["--frames", "90", "--repeat", "2", "--jobs", "1"]),
     "render3d": (["--frames", "30", "--repeat", "1"], []),
+    "mocap": (["--frames", "90", "--width", "320", "--height", "180", "--repeat", "1"], []),
     "retrieval": (["--videos", "60", "--queries", "20", "--backends", "onnx"], []),
     "ray": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml", "--overhead-units", "40"], ["--jobs", "2"]),
     "remote": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml"], ["--jobs", "2"]),

@@ -18,6 +18,7 @@ back, and a changed file (another sha256) is tried afresh.
 from __future__ import annotations
 
 import fnmatch
+import os
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -86,10 +87,9 @@ def mocap_files(cfg: DatasetConfig) -> list[tuple[str, Path, str]]:
 
 
 def _relative(path: Path, folder: Path) -> str:
-    try:
-        return path.resolve().relative_to(folder).as_posix()
-    except ValueError:
-        return path.resolve().as_posix()
+    """``path`` relative to the config's folder (``../assets/x.bvh``), as rows record it: the
+    same on every machine that holds the same tree."""
+    return Path(os.path.relpath(path.resolve(), folder)).as_posix()
 
 
 def cut(

@@ -17,8 +17,13 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tempogen.generators.mocap.catalogue import Candidate, Catalogue, build_catalogue
-from tempogen.generators.mocap.source import Source
+from tempogen.generators.mocap.catalogue import (
+    Candidate,
+    Catalogue,
+    build_catalogue,
+    mocap_files,
+)
+from tempogen.generators.mocap.source import Source, file_sha256
 from tempogen.generators.motion import Motion, get_motion, motions_for
 from tempogen.io import content_hash
 
@@ -40,8 +45,10 @@ def mocap_motions(cfg: DatasetConfig) -> list[Motion]:
 
 
 def catalogue(cfg: DatasetConfig, cache: Path | None, version: int) -> Catalogue:
-    """The config's catalogue, built once per process (and kept under ``cache``)."""
-    key = content_hash([cfg.to_json(), cfg.source, str(cache), version])
+    """The config's catalogue, built once per process for the files' present bytes (and
+    kept under ``cache``)."""
+    files = [(rel, file_sha256(path)) for rel, path, _ in mocap_files(cfg)]
+    key = content_hash([cfg.to_json(), cfg.source, str(cache), version, files])
     if key not in _BUILT:
         _BUILT[key] = build_catalogue(cfg, mocap_motions(cfg), cache, version)
     return _BUILT[key]

@@ -16,7 +16,8 @@ the gloves, which the pixel audit reads, would give another answer than the body
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -25,7 +26,9 @@ from tempogen.errors import GenerationError
 from tempogen.facts import answer_of
 from tempogen.generators.camera import Camera
 from tempogen.generators.humans import SIDES, HumanMotion, Rig, fit_camera
-from tempogen.generators.humans.look import draw_look
+from tempogen.generators.humans.look import RGB, draw_look
+from tempogen.generators.mocap.belt import PARTS as BELT_PARTS
+from tempogen.generators.mocap.belt import belt_color, belt_states, paint_belt
 from tempogen.generators.mocap.source import Source, window
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.scene import SAMPLES, Scene
@@ -49,6 +52,21 @@ class Unreadable(GenerationError):
         self.reason = reason
 
 
+@dataclass
+class MocapRig(Rig):
+    """A rig posed by a recording, wearing a belt (:mod:`tempogen.generators.mocap.belt`)."""
+
+    belt: RGB = (0, 0, 0)
+
+    def vertex_colors(self) -> np.ndarray:
+        return paint_belt(super().vertex_colors(), np.asarray(self.body.parts), self.belt)
+
+    def belt_px(self) -> np.ndarray:
+        """The belt's centre on screen per frame: its vertices' mean, projected."""
+        on = np.isin(np.asarray(self.body.parts), [INDEX[p] for p in BELT_PARTS])
+        return self.project(np.asarray(self.posed().vertices)[:, on].mean(axis=1))
+
+
 class MocapMotion(HumanMotion):
     """Base of the patterns cut from recorded motion; subclasses set the question, the views
     worth trying on a window (:meth:`views`) and the tracks (:meth:`label`)."""
@@ -62,9 +80,18 @@ class MocapMotion(HumanMotion):
         window: each may give another answer (a walk seen from its left or its right)."""
         return [0.0]
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         """Add the tracks and ask the question (the camera is chosen)."""
         raise NotImplementedError
+
+    def pixel_states(
+        self, frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray
+    ) -> Labels | None:
+        """A whole person's position is read from the belt; anything else as every
+        simulated human's (None: the gloves)."""
+        if labels.query.kind == "spin":
+            return None
+        return belt_states(frames, labels, idx)
 
     def animate(self, scene: Scene, answer: Any) -> None:
         if not scene.style.source:
@@ -80,6 +107,8 @@ class MocapMotion(HumanMotion):
         rig.first_person = False
         self.label(scene, rig)
         scene.meta["mocap"] = src.provenance(applied)
+        scene.meta["belt"] = list(rig.belt)
+        scene.meta["paints"] = [list(rig.belt)]  # so scenery keeps clear of its hue
         rig.finish()
 
     def film(self, rig: Rig, view: float) -> Camera:
@@ -100,13 +129,16 @@ class MocapMotion(HumanMotion):
         return cam
 
 
-def pose_window(scene: Scene, motion: str, seq: PoseSequence) -> Rig:
-    """A rig posed by a window: the seed's clothes and gloves on the mean body shape."""
+def pose_window(scene: Scene, motion: str, seq: PoseSequence) -> MocapRig:
+    """A rig posed by a window: the seed's clothes and gloves on the mean body shape, and a
+    belt in the colour farthest from both gloves."""
     from tempogen.generators.humans.look import body_for
 
     body = body_for(scene.style.body)
     look = draw_look(scene.look_rng, int(body.num_betas))
-    rig = Rig.start(scene, motion, replace(look, betas=np.zeros_like(look.betas)))
+    rig = MocapRig.start(scene, motion, replace(look, betas=np.zeros_like(look.betas)))
+    assert isinstance(rig, MocapRig)
+    rig.belt = belt_color([c for _, c in look.hands.values()])
     rig.poses[:] = seq.poses
     rig.trans[:] = seq.trans + [0.0, rig.ground, 0.0]
     # posed as recorded: the joint limits guard procedural posing, and a recorded knee
@@ -131,7 +163,7 @@ def check_readable(scene: Scene, name: str, **states: np.ndarray) -> None:
     for idx in [uniform_indices(n, min(k, n)) for k in SAMPLINGS]:
         if _answer(labels, idx) != _answer(read, idx):
             raise Unreadable(
-                "gloves disagree",
+                "pixel read disagrees",
                 f"at {len(idx)} frames: {_answer(labels, idx)} {_answer(read, idx)}",
             )
 

@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from tempogen.generators.humans import Rig
 from tempogen.generators.motion import register_motion
 from tempogen.generators.paths import UNIT
 from tempogen.generators.patterns.mocap import (
     PERSON_RADIUS,
     MocapMotion,
+    MocapRig,
     check_readable,
-    gloves_px,
 )
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.scene import Scene
@@ -35,22 +34,22 @@ def walk_line(seq: PoseSequence) -> float | None:
 
 class _Walk(MocapMotion):
     """A walk filmed from the side: the person's track is where they stand, the floor point
-    under the pelvis (a walk's bob is no travel); the gloves' midpoint, which the pixel audit
-    reads, must give the same answer."""
+    under the pelvis (a walk's bob is no travel); the belt, which the pixel audit reads, must
+    give the same answer."""
 
     kind = ""
+    elevation = 40.0  # degrees: from high enough, the far glove shows past the body
 
     def views(self, seq: PoseSequence) -> list[float]:
         line = walk_line(seq)
         return [] if line is None else [line + 90.0, line - 90.0]
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         floor = rig.joints[:, INDEX["pelvis"]] * [1.0, 0.0, 1.0]
         t = rig.track("person", floor, rig.who, rig.look.body, PERSON_RADIUS, shape="human")
         scene.ask(["person"], kind=self.kind)
-        g = gloves_px(rig)
-        mid = 0.5 * (g["left"] + g["right"])
-        x, y = t.x[0] + mid[:, 0] - mid[0, 0], t.y[0] + mid[:, 1] - mid[0, 1]
+        belt = rig.belt_px()
+        x, y = t.x[0] + belt[:, 0] - belt[0, 0], t.y[0] + belt[:, 1] - belt[0, 1]
         check_readable(scene, "person", x=x, y=y)
 
 

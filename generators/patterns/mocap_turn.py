@@ -8,11 +8,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.ndimage import gaussian_filter1d
 
-from tempogen.generators.humans import Rig
 from tempogen.generators.motion import register_motion
 from tempogen.generators.patterns.mocap import (
     PERSON_RADIUS,
     MocapMotion,
+    MocapRig,
     check_readable,
     gloves_px,
 )
@@ -20,7 +20,6 @@ from tempogen.generators.patterns.rotation import SENSES
 from tempogen.generators.poses import PoseSequence, rotvec_to_matrix
 from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
-
 
 GAIT = 0.5  # seconds: the heading is smoothed over about a stride (the pelvis sways each step)
 
@@ -48,7 +47,7 @@ class MocapTurn(MocapMotion):
     def views(self, seq: PoseSequence) -> list[float]:
         return [float(heading(seq)[0])]  # the person starts facing the camera
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         yaw = heading(rig.sequence())
         pelvis = rig.joints[:, INDEX["pelvis"]]
         rig.track(
