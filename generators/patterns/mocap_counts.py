@@ -5,20 +5,22 @@ The joint events of :mod:`tempogen.generators.mocap.events` only choose which wi
 worth filming (one with no jump is not asked how many jumps it holds) and from where; the
 answer is the count the projected track shows, certified like every clip's (16 frames, one
 frame blind, Video-TT's 80), and a window is refused where the gloves, which the pixel audit
-reads, would count otherwise (:func:`~tempogen.generators.patterns.mocap.check_readable`).
+reads (the belt for a body part, the gloves for a hand), would count otherwise
+(:func:`~tempogen.generators.patterns.mocap.check_readable`).
 Each question reads one track against an invisible line, as the procedural counts do
 (:mod:`.human_poses`): the feet above the floor (jumps), the head below a line above it
 (squats), a hand away from a line beside it (waves), a hand up from the floor (jumping jacks).
 
-Steps are not asked: the pixel audit reads a foot as the gloves' midpoint carries it, and a
-walk's arm swing is no foot's lift (where the two agreed on a window, they did by chance, and
-the pixels, with one glove behind the body, did not). :func:`~tempogen.generators.mocap.
+Steps are not asked: the pixel audit reads a foot as the belt (or the gloves) carries it, and
+neither the hips' sway nor a walk's arm swing is a foot's lift (where they agreed on a window,
+they did by chance, and the pixels did not). :func:`~tempogen.generators.mocap.
 events.steps` is still there to tell walks apart.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import ClassVar
 
 import numpy as np
@@ -27,10 +29,11 @@ from tempogen.generators.humans import HAND_RADIUS, SIDES, Rig
 from tempogen.generators.mocap import events as ev
 from tempogen.generators.motion import register_motion
 from tempogen.generators.patterns.human_poses import FEET_RADIUS, HEAD_LINE, HEAD_RADIUS
-from tempogen.generators.patterns.mocap import MocapMotion, check_readable, gloves_px
+from tempogen.generators.patterns.mocap import MocapMotion, MocapRig, check_readable
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
+from tempogen.labels import Labels
 
 FEET = ("left_ankle", "right_ankle", "left_foot", "right_foot")
 LINE_OFFSET = 0.08  # share of the frame's width a wave's line stands beside the hand's path
@@ -53,13 +56,22 @@ def facing(joints: np.ndarray) -> float:
     return math.degrees(math.atan2(float(fwd[0]), float(fwd[2])))
 
 
-def carried(rig: Rig, name: str) -> dict[str, np.ndarray]:
-    """Track ``name``'s states as the pixel audit reads a body part that is not a hand: its
-    first position moved as the gloves' midpoint moves."""
+def carried(rig: MocapRig, name: str) -> dict[str, np.ndarray]:
+    """Track ``name``'s states as the pixel audit reads a body part that is not a hand
+    (:meth:`MocapMotion.pixel_states`): its first position moved as the belt moves."""
     t = next(tr for tr in rig.scene.tracks if tr.name == name)
-    g = gloves_px(rig)
-    mid = 0.5 * (g["left"] + g["right"])
-    return {"x": t.x[0] + mid[:, 0] - mid[0, 0], "y": t.y[0] + mid[:, 1] - mid[0, 1]}
+    belt = rig.belt_px()
+    return {"x": t.x[0] + belt[:, 0] - belt[0, 0], "y": t.y[0] + belt[:, 1] - belt[0, 1]}
+
+
+class GloveRead:
+    """A pattern whose question reads hands only: the pixel audit reads them from the gloves
+    (as every simulated human's), not the belt."""
+
+    def pixel_states(
+        self, frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray
+    ) -> Labels | None:
+        return None
 
 
 class _Count(MocapMotion):
@@ -107,7 +119,7 @@ class MocapJumps(_Count):
     def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
         return ev.jumps(joints, fps)
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         feet = rig.joints[:, [INDEX[n] for n in FEET]].mean(1)
         rig.track("feet", feet, rig.part_noun("feet"), rig.look.body, FEET_RADIUS, shape="feet")
         floor_line(rig)
@@ -116,7 +128,7 @@ class MocapJumps(_Count):
 
 
 @register_motion
-class MocapJacks(_Count):
+class MocapJacks(GloveRead, _Count):
     """A recorded person does N jumping jacks: one hand (its glove, which the pixel audit
     reads itself) up from the floor, over the head once per jack. Their hops are a few
     centimetres: too small to count as jumps on screen, where the arms are not."""
@@ -128,7 +140,7 @@ class MocapJacks(_Count):
     def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
         return ev.jacks(joints, fps)
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         side = str(scene.look_rng.choice(SIDES))
         hand = rig.hand(side)
         rig.track("hand", hand, rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
@@ -147,7 +159,7 @@ class MocapSquats(_Count):
     def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
         return ev.squats(joints, fps)
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         head = rig.joints[:, INDEX["head"]]
         rig.track("head", head, rig.part_noun("head"), rig.look.body, HEAD_RADIUS, shape="head")
         hx, hy = rig.project(head[0] + [0.0, HEAD_LINE, 0.0])
@@ -157,7 +169,7 @@ class MocapSquats(_Count):
 
 
 @register_motion
-class MocapWaves(_Count):
+class MocapWaves(GloveRead, _Count):
     """A recorded person waves a raised hand N times: the hand (its glove, which the pixel
     audit reads itself) away from a line beside its path, facing it."""
 
@@ -168,7 +180,7 @@ class MocapWaves(_Count):
     def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
         return [e for s in SIDES for e in ev.waves(joints, fps, s)]
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         j = rig.joints
         found = [e for s in SIDES for e in ev.waves(j, scene.fps, s)]
         side = max(SIDES, key=lambda s: sum(e.part == s for e in found))

@@ -27,8 +27,8 @@ from tempogen.generators.humans import HAND_RADIUS, SIDES, Rig
 from tempogen.generators.kinematics import blend
 from tempogen.generators.mocap import events as ev
 from tempogen.generators.motion import register_motion
-from tempogen.generators.patterns.mocap import SAMPLINGS, MocapMotion, Unreadable
-from tempogen.generators.patterns.mocap_counts import facing, posed_joints
+from tempogen.generators.patterns.mocap import SAMPLINGS, MocapMotion, MocapRig, Unreadable
+from tempogen.generators.patterns.mocap_counts import GloveRead, facing, posed_joints
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX, JOINTS
@@ -88,7 +88,7 @@ def glove_read(labels: Labels) -> Labels:
 
 
 @register_motion
-class MocapFirstHand(MocapMotion):
+class MocapFirstHand(GloveRead, MocapMotion):
     """A recorded person starts moving one hand, the other later or not at all: which hand
     starts first. obj1 is the person's left hand, obj2 the right, each named by its glove."""
 
@@ -103,7 +103,7 @@ class MocapFirstHand(MocapMotion):
         joints = posed_joints(seq)
         return [round(facing(joints), 1)] if ev.first_mover(joints, seq.fps) else []
 
-    def label(self, scene: Scene, rig: Rig) -> None:
+    def label(self, scene: Scene, rig: MocapRig) -> None:
         found = ev.first_mover(rig.joints, scene.fps)
         if found is None:
             raise Unreadable("no clear first hand")
