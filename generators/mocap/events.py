@@ -35,6 +35,7 @@ MIN_TURNS = 2  # turning points one raised hand makes at least (one is a hand ra
 MIN_TURN_GAP = 0.15  # seconds between two turns of a wave at least (closer: a tremor, unclear)
 HANDS_OVER = 0.05  # metres both wrists rise above the head joint in a jumping jack
 MIN_OVER = 0.1  # seconds they stay over it at least
+JACK_NEAR = 0.3  # seconds from a flight within which a jack's hands go up and come down
 MOVE_ON = 0.06  # metres a hand or foot moves from where it was before it counts as moving
 STILL_AT_START = 0.5  # seconds every part stays put at the window's start
 FIRST_MARGIN = 0.5  # seconds the first mover starts before the next one, at least
@@ -201,19 +202,26 @@ def waves(joints: np.ndarray, fps: float, side: str) -> list[Event]:
 
 def jacks(joints: np.ndarray, fps: float) -> list[Event]:
     """Jumping jacks: both wrists over the head (``HANDS_OVER``) for ``MIN_OVER``, whole inside
-    the window, in a window where the person jumps (:func:`jumps`); hands raised while
-    standing are no jacks."""
+    the window, landing from a jump as they go up and taking off for the next as they come
+    down (a flight within ``JACK_NEAR`` of either end). None at all where the hands go over
+    the head in any other way in the window (a dance's raised arms): that is no set of jacks."""
     j = _check(joints, fps)
-    if not jumps(j, fps):
-        return []
+    flights = jumps(j, fps)
     head = j[:, INDEX["head"], 1]
     over = np.minimum(j[:, INDEX["left_wrist"], 1], j[:, INDEX["right_wrist"], 1]) - head
-    up = hysteresis(over, HANDS_OVER, 0.0)
-    return [
+    up = runs(hysteresis(over, HANDS_OVER, 0.0))
+    k = JACK_NEAR * fps
+
+    def flying(t: int) -> bool:
+        return any(e.start - k <= t <= e.end + k for e in flights)
+
+    inside = [(a, b) for a, b in up if a > 0 and b < len(over) - 1]
+    found = [
         Event("body", a, b)
-        for a, b in runs(up)
-        if a > 0 and b < len(up) - 1 and (b - a + 1) / fps >= MIN_OVER
+        for a, b in inside
+        if (b - a + 1) / fps >= MIN_OVER and flying(a) and flying(b)
     ]
+    return found if len(found) == len(inside) else []
 
 
 @dataclass(frozen=True)

@@ -25,11 +25,12 @@ from typing import ClassVar
 
 import numpy as np
 
+from tempogen.facts import answer_of
 from tempogen.generators.humans import HAND_RADIUS, SIDES, Rig
 from tempogen.generators.mocap import events as ev
 from tempogen.generators.motion import register_motion
 from tempogen.generators.patterns.human_poses import FEET_RADIUS, HEAD_LINE, HEAD_RADIUS
-from tempogen.generators.patterns.mocap import MocapMotion, MocapRig, check_readable
+from tempogen.generators.patterns.mocap import MocapMotion, MocapRig, Unreadable, check_readable
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.scene import Scene
 from tempogen.generators.skeleton import INDEX
@@ -96,9 +97,15 @@ class _Count(MocapMotion):
         return [round(self.view_of(joints, found), 1)] if found else []
 
     def finish_label(self, scene: Scene, rig: Rig, names: list[str]) -> None:
+        """Ask about ``names`` (a track and its line); refuse the window where the track's
+        count, from every frame, is not the number of joint events (one of them unclear on
+        screen, or something else raising the track)."""
         scene.meta["event_words"] = list(self.words)
         scene.meta["actor"] = rig.who
         scene.ask(names, kind="raise")
+        seen, found = answer_of(scene.labels()), len(self.found(rig.joints, scene.fps))
+        if seen != found:
+            raise Unreadable("count differs from the joint events", f"{seen} on screen, {found}")
 
 
 def floor_line(rig: Rig) -> None:

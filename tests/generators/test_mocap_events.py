@@ -80,6 +80,11 @@ def test_jacks_need_hands_over_the_head_and_a_jump():
     assert ev.jacks(j, FPS) == []  # hands up, standing: no jack
     j[:, :, 1] += 0.25 * bump(n, 60, 6)[:, None]
     assert [(e.start < 60 < e.end) for e in ev.jacks(j, FPS)] == [True]
+    dance = j.copy()  # and the hands over the head again, far from any flight: no jacks at all
+    late = bump(n, 100, 10) > 0.3
+    for s in ev.SIDES:
+        dance[late, INDEX[f"{s}_wrist"], 1] = dance[late, INDEX["head"], 1] + 0.2
+    assert ev.jacks(dance, FPS) == []
 
 
 def test_squats_need_a_deep_and_long_dip():
