@@ -100,8 +100,13 @@ class MocapFirstHand(GloveRead, MocapMotion):
     question = "Which hand of {person} starts moving first?"
 
     def views(self, seq: PoseSequence) -> list[float]:
+        """From the front and from behind: the first hand shows on either side of the
+        screen, so where it shows says nothing of the answer."""
         joints = posed_joints(seq)
-        return [round(facing(joints), 1)] if ev.first_mover(joints, seq.fps) else []
+        if not ev.first_mover(joints, seq.fps):
+            return []
+        front = facing(joints)
+        return [round(front, 1), round(front + 180.0, 1)]
 
     def label(self, scene: Scene, rig: MocapRig) -> None:
         found = ev.first_mover(rig.joints, scene.fps)
