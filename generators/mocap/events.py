@@ -184,20 +184,33 @@ def turning_points(x: np.ndarray, amp: float) -> list[int]:
 
 
 def waves(joints: np.ndarray, fps: float, side: str) -> list[Event]:
-    """Waves of one hand: with the wrist above its shoulder, each swing out to one side and
-    back of at least ``WAVE_AMP`` (a turning point between two swings) is one wave; a hand
-    raised with fewer than ``MIN_TURNS`` turns (a jumping jack's arms) does not wave."""
+    """Waves of one hand: with the wrist above its shoulder, the hand swings out (away from
+    the body's midline) and back at least ``WAVE_AMP`` each way; each outward turn is one
+    wave (one out-and-back). A hand raised with fewer than ``MIN_TURNS`` turns either way (a
+    jumping jack's arms) does not wave, nor one that turns faster than ``MIN_TURN_GAP``."""
     j = _check(joints, fps)
     if side not in SIDES:
         raise ValueError(f"side must be one of {SIDES}, got {side!r}")
     up = j[:, INDEX[f"{side}_wrist"], 1] - j[:, INDEX[f"{side}_shoulder"], 1] > WAVE_ABOVE
-    x = _sideways(j, side)
+    out_x = _sideways(j, side) * (1.0 if side == "left" else -1.0)  # the body's left is +x
     out = []
     for a, b in runs(up):
-        turns = turning_points(x[a : b + 1], WAVE_AMP)
-        if len(turns) >= MIN_TURNS and np.diff(turns).min() >= MIN_TURN_GAP * fps:
-            out += [Event(side, a + t, a + t) for t in turns]
+        x = out_x[a : b + 1]
+        turns = turning_points(x, WAVE_AMP)
+        if len(turns) < MIN_TURNS or np.diff(turns).min() < MIN_TURN_GAP * fps:
+            continue
+        # turns alternate: the outward ones are those farther out than the next (or last) one
+        first_out = x[turns[0]] > x[turns[1]]
+        out += [Event(side, a + t, a + t) for t in turns[0 if first_out else 1 :: 2]]
     return out
+
+
+def waving(joints: np.ndarray, fps: float) -> list[Event]:
+    """The waves of the one hand that waves; none where both hands wave (which hand, and
+    how many, would be unclear) or neither does."""
+    found = {s: waves(joints, fps, s) for s in SIDES}
+    moving = [s for s in SIDES if found[s]]
+    return found[moving[0]] if len(moving) == 1 else []
 
 
 def jacks(joints: np.ndarray, fps: float) -> list[Event]:

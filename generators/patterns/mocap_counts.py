@@ -177,25 +177,34 @@ class MocapSquats(_Count):
 
 @register_motion
 class MocapWaves(GloveRead, _Count):
-    """A recorded person waves a raised hand N times: the hand (its glove, which the pixel
-    audit reads itself) away from a line beside its path, facing it."""
+    """A recorded person waves one raised hand N times (out and back, :func:`~tempogen.
+    generators.mocap.events.waving`): the hand (its glove, which the pixel audit reads
+    itself) away from a line beside its path on the body's side, facing out."""
 
     name = "mocap_waves"
     question = "How many times does {person} wave?"
     words = ("waves", "wave", "waves", "wave")
 
     def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
-        return [e for s in SIDES for e in ev.waves(joints, fps, s)]
+        return ev.waving(joints, fps)
 
     def label(self, scene: Scene, rig: MocapRig) -> None:
-        j = rig.joints
-        found = [e for s in SIDES for e in ev.waves(j, scene.fps, s)]
-        side = max(SIDES, key=lambda s: sum(e.part == s for e in found))
+        found = ev.waving(rig.joints, scene.fps)
+        if not found:
+            raise Unreadable("no clear wave")
+        side = found[0].part
         hand = rig.hand(side)
         rig.track("hand", hand, rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
+        # the line stands on the body's side of the hand's path, facing out: the hand swung
+        # out reads as raised, so each out-and-back is one run
         x = rig.project(hand)[:, 0]
         y0 = float(rig.project(hand[0])[1])
-        rig.line(
-            "side", float(x.min()) - LINE_OFFSET * scene.width, y0, 0.0, "a line beside the hand"
+        mid = float(rig.project(rig.joints[0, INDEX["pelvis"]])[0])
+        outward_left = float(np.mean(x)) < mid
+        edge = (
+            float(x.max()) + LINE_OFFSET * scene.width
+            if outward_left
+            else float(x.min()) - LINE_OFFSET * scene.width
         )
+        rig.line("side", edge, y0, 180.0 if outward_left else 0.0, "a line beside the hand")
         self.finish_label(scene, rig, ["hand", "side"])

@@ -96,20 +96,29 @@ def test_squats_need_a_deep_and_long_dip():
     assert len(found) == 1 and found[0].start < 40 < found[0].end  # 10 cm and a quick dip: none
 
 
-def test_waves_count_turns_of_a_raised_hand_not_a_raise():
+def test_waves_count_each_swing_out_of_a_raised_hand_not_a_raise():
     j = standing()
     n = len(j)
     w, s = INDEX["right_wrist"], INDEX["right_shoulder"]
-    raised = bump(n, 60, 55) > 0.5
+    raised = np.flatnonzero(bump(n, 60, 55) > 0.5)
     j[raised, w, 1] = j[raised, s, 1] + 0.2
-    t = np.arange(n) / FPS
-    j[raised, w, 0] += 0.12 * np.sin(2 * np.pi * 1.25 * t[raised])  # 1.25 swings a second
+    # out (the body's right is -x) and back, 1.25 times a second, from the middle of a swing
+    phase = 2 * np.pi * 1.25 * (raised - raised[0]) / FPS
+    j[raised, w, 0] -= 0.12 * np.sin(phase)
+    period = int(FPS / 1.25)  # 24 frames; farthest out a quarter into each, back a half later
+    peaks = raised[0] + period // 4 + period * np.arange(3)
+    outward = [int(f) for f in peaks if f + period // 2 <= raised[-1]]  # one back after it
     found = ev.waves(j, FPS, "right")
-    assert len(found) >= 3 and all(e.part == "right" for e in found)
-    assert ev.waves(j, FPS, "left") == []
+    assert len(outward) == 2 and [e.start for e in found] == outward
+    assert ev.waving(j, FPS) == found and ev.waves(j, FPS, "left") == []
+    both = j.copy()  # the left hand waving too: which one, and how many, is unclear
+    lw, ls = INDEX["left_wrist"], INDEX["left_shoulder"]
+    both[raised, lw, 1] = both[raised, ls, 1] + 0.2
+    both[raised, lw, 0] += 0.12 * np.sin(phase)
+    assert len(ev.waves(both, FPS, "left")) == 2 and ev.waving(both, FPS) == []
     once = standing()
     once[raised, w, 1] = once[raised, s, 1] + 0.2  # raised and lowered, no swing
-    assert ev.waves(once, FPS, "right") == []
+    assert ev.waves(once, FPS, "right") == [] and ev.waving(once, FPS) == []
     with pytest.raises(ValueError, match="side"):
         ev.waves(j, FPS, "middle")
 
