@@ -4,10 +4,10 @@
 The joint events of :mod:`tempogen.generators.mocap.events` only choose which windows are
 worth filming (one with no jump is not asked how many jumps it holds) and from where; the
 answer is the count the projected track shows, certified like every clip's (16 frames, one
-frame blind, Video-TT's 80), and a window is refused where the gloves, which the pixel audit
-reads (the belt for a body part, the gloves for a hand), would count otherwise
-(:func:`~tempogen.generators.patterns.mocap.check_readable`).
-Each question reads one track against an invisible line, as the procedural counts do
+frame blind, Video-TT's 80). A window is refused where that count is not the number of joint
+events (one unclear on screen, or something else moving the track), and where what the pixel
+audit reads (the belt for a body part, the glove for a hand) would count otherwise
+(:func:`~tempogen.generators.patterns.mocap.check_readable`). Each question reads one track against an invisible line, as the procedural counts do
 (:mod:`.human_poses`): the feet above the floor (jumps), the head below a line above it
 (squats), a hand away from a line beside it (waves), a hand up from the floor (jumping jacks).
 
@@ -76,8 +76,8 @@ class GloveRead:
 
 
 class _Count(MocapMotion):
-    """A count of joint events (:attr:`event`) seen from :meth:`view_of`; the windows with
-    none of them are not filmed."""
+    """A count of the joint events :meth:`found` lists, filmed from the front of the body;
+    the windows with none of them are not filmed."""
 
     task = "count"
     fact = "count"
@@ -85,16 +85,12 @@ class _Count(MocapMotion):
     words: ClassVar[tuple[str, str, str, str]] = ("", "", "", "")
 
     def found(self, joints: np.ndarray, fps: float) -> list[ev.Event]:
+        """The events this pattern counts in posed joints (T, 24, 3)."""
         raise NotImplementedError
-
-    def view_of(self, joints: np.ndarray, found: list[ev.Event]) -> float:
-        """The camera's azimuth: in front of the body by default."""
-        return facing(joints)
 
     def views(self, seq: PoseSequence) -> list[float]:
         joints = posed_joints(seq)
-        found = self.found(joints, seq.fps)
-        return [round(self.view_of(joints, found), 1)] if found else []
+        return [round(facing(joints), 1)] if self.found(joints, seq.fps) else []
 
     def finish_label(self, scene: Scene, rig: Rig, names: list[str]) -> None:
         """Ask about ``names`` (a track and its line); refuse the window where the track's
@@ -148,7 +144,7 @@ class MocapJacks(GloveRead, _Count):
         return ev.jacks(joints, fps)
 
     def label(self, scene: Scene, rig: MocapRig) -> None:
-        side = str(scene.look_rng.choice(SIDES))
+        side = SIDES[0]  # not drawn: the answer is the window's alone (mocap.py)
         hand = rig.hand(side)
         rig.track("hand", hand, rig.hand_noun(side), rig.look.hands[side][1], HAND_RADIUS)
         floor_line(rig)
