@@ -150,7 +150,7 @@ def plan(cfg: DatasetConfig, cache: Path | None = None) -> list[Spec]:
         slots = _patterns(cfg, t_index, n, motions)
         sources = [""] * n if mocap is None else mocap.assign(cfg, t_index, task, slots)
         for i, motion in enumerate(slots):
-            if sources[i]:
+            if sources[i] and mocap is not None:
                 motion, key, source = mocap.take(sources[i], task_rng)
             else:
                 keys = answer_cycle.setdefault(motion.name, [])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
+from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -142,7 +143,10 @@ def test_mocap_specs_carry_their_window_and_a_changed_file_re_renders(tmp_path) 
     walk = _walk(tmp_path / "motion")
     specs = plan(load_config(_config(tmp_path)))
     mocap = [s for s in specs if s.source]
-    assert mocap and all(get_motion(s.motion).needs_source for s in mocap)
+    assert len(mocap) == 3 and all(get_motion(s.motion).needs_source for s in mocap)
+    keys = Counter(s.answer_key for s in mocap)  # the walk offers left and right: balanced
+    assert set(keys) == {"left", "right"} and max(keys.values()) - min(keys.values()) <= 1
+    assert all(s.num_frames == json.loads(s.source)["frames"] for s in mocap)
     src = json.loads(mocap[0].source)
     assert src["file"] == "motion/walk.bvh" and len(src["sha256"]) == 64
     assert twin_key(mocap[0]) is None  # no minimal pair for a recording
