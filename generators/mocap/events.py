@@ -36,6 +36,7 @@ MIN_TURN_GAP = 0.15  # seconds between two turns of a wave at least (closer: a t
 HANDS_OVER = 0.05  # metres both wrists rise above the head joint in a jumping jack
 MIN_OVER = 0.1  # seconds they stay over it at least
 JACK_NEAR = 0.3  # seconds from a flight within which a jack's hands go up and come down
+JACK_SPREAD = 0.15  # metres farther apart the ankles are with the hands up than down
 MOVE_ON = 0.06  # metres a hand or foot moves from where it was before it counts as moving
 STILL_AT_START = 0.5  # seconds every part stays put at the window's start
 FIRST_MARGIN = 0.5  # seconds the first mover starts before the next one, at least
@@ -215,26 +216,40 @@ def waving(joints: np.ndarray, fps: float) -> list[Event]:
 
 def jacks(joints: np.ndarray, fps: float) -> list[Event]:
     """Jumping jacks: both wrists over the head (``HANDS_OVER``) for ``MIN_OVER``, whole inside
-    the window, landing from a jump as they go up and taking off for the next as they come
-    down (a flight within ``JACK_NEAR`` of either end). None at all where the hands go over
-    the head in any other way in the window (a dance's raised arms): that is no set of jacks."""
+    the window, the feet ``JACK_SPREAD`` farther apart than with the hands down, landing from
+    a jump as the hands go up and taking off for the next as they come down (a flight within
+    ``JACK_NEAR`` of either end). None at all unless the whole window is such jacks: every
+    raise of the hands and every flight belongs to one (a dance's raised arms, a jump with the
+    hands up once, are no set of jacks)."""
     j = _check(joints, fps)
     flights = jumps(j, fps)
     head = j[:, INDEX["head"], 1]
     over = np.minimum(j[:, INDEX["left_wrist"], 1], j[:, INDEX["right_wrist"], 1]) - head
     up = runs(hysteresis(over, HANDS_OVER, 0.0))
     k = JACK_NEAR * fps
+    spread = np.linalg.norm(j[:, INDEX["left_ankle"]] - j[:, INDEX["right_ankle"]], axis=1)
+    raised = np.zeros(len(over), bool)
+    for a, b in up:
+        raised[a : b + 1] = True
+    if not up or raised.all():
+        return []
+    apart = float(np.median(spread[~raised]))
 
-    def flying(t: int) -> bool:
-        return any(e.start - k <= t <= e.end + k for e in flights)
+    def near(t: int, e: Event) -> bool:
+        return e.start - k <= t <= e.end + k
 
-    inside = [(a, b) for a, b in up if a > 0 and b < len(over) - 1]
     found = [
         Event("body", a, b)
-        for a, b in inside
-        if (b - a + 1) / fps >= MIN_OVER and flying(a) and flying(b)
+        for a, b in up
+        if a > 0
+        and b < len(over) - 1
+        and (b - a + 1) / fps >= MIN_OVER
+        and float(spread[a : b + 1].mean()) >= apart + JACK_SPREAD
+        and any(near(a, e) for e in flights)
+        and any(near(b, e) for e in flights)
     ]
-    return found if len(found) == len(inside) else []
+    every_flight = all(any(near(x.start, e) or near(x.end, e) for x in found) for e in flights)
+    return found if len(found) == len(up) and every_flight else []
 
 
 @dataclass(frozen=True)

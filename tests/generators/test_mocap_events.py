@@ -71,7 +71,7 @@ def test_jumps_need_both_feet_off_and_the_pelvis_up():
     assert ev.jumps(hop, FPS) == []  # one foot always down
 
 
-def test_jacks_need_hands_over_the_head_and_a_jump():
+def test_jacks_need_hands_over_the_head_legs_apart_and_a_jump():
     j = standing()
     n = len(j)
     over = bump(n, 60, 20) > 0.3
@@ -79,12 +79,19 @@ def test_jacks_need_hands_over_the_head_and_a_jump():
         j[over, INDEX[f"{s}_wrist"], 1] = j[over, INDEX["head"], 1] + 0.2
     assert ev.jacks(j, FPS) == []  # hands up, standing: no jack
     j[:, :, 1] += 0.25 * bump(n, 60, 6)[:, None]
+    assert ev.jacks(j, FPS) == []  # a jump with the hands up, legs together: no jack
+    for s, sign in (("left", 1.0), ("right", -1.0)):
+        for part in (f"{s}_ankle", f"{s}_foot"):
+            j[over, INDEX[part], 0] += sign * 0.15  # the feet 30 cm farther apart
     assert [(e.start < 60 < e.end) for e in ev.jacks(j, FPS)] == [True]
     dance = j.copy()  # and the hands over the head again, far from any flight: no jacks at all
     late = bump(n, 100, 10) > 0.3
     for s in ev.SIDES:
         dance[late, INDEX[f"{s}_wrist"], 1] = dance[late, INDEX["head"], 1] + 0.2
     assert ev.jacks(dance, FPS) == []
+    hop = j.copy()  # and a jump with the hands down: not every flight is a jack's
+    hop[:, :, 1] += 0.25 * bump(n, 100, 6)[:, None]
+    assert ev.jacks(hop, FPS) == []
 
 
 def test_squats_need_a_deep_and_long_dip():
