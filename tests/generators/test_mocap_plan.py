@@ -264,3 +264,19 @@ def test_a_body_turning_one_way_and_the_other_reads_each_sense(tmp_path) -> None
         assert {c.key for c in cat.candidates} <= {"cw", "ccw"}, cat
         senses.append({c.key for c in cat.candidates})
     assert senses[0] and senses[1] and senses[0] != senses[1]
+
+
+def test_marks_stand_apart_in_hue_from_the_gloves_and_each_other() -> None:
+    """Every glove pair a look can draw leaves the belt and collars twice the readers' hue
+    tolerance from the gloves and from each other, so no reader takes one for another."""
+    import itertools
+
+    from tempogen.generators.humans.look import HAND_COLORS, MIN_HAND_HUE_GAP, hue_gap
+    from tempogen.generators.mocap.belt import HUE_TOL, mark_colors
+
+    for a, b in itertools.permutations(HAND_COLORS.values(), 2):
+        if hue_gap(a, b) < MIN_HAND_HUE_GAP:
+            continue
+        colors = [a, b, *mark_colors([a, b]).values()]
+        assert len(colors) == 5
+        assert min(hue_gap(x, y) for x, y in itertools.combinations(colors, 2)) > 2 * HUE_TOL
