@@ -280,3 +280,18 @@ def test_marks_stand_apart_in_hue_from_the_gloves_and_each_other() -> None:
         colors = [a, b, *mark_colors([a, b]).values()]
         assert len(colors) == 5
         assert min(hue_gap(x, y) for x, y in itertools.combinations(colors, 2)) > 2 * HUE_TOL
+
+
+def test_a_joint_map_named_for_a_glob_is_applied_and_recorded(tmp_path) -> None:
+    from tempogen.generators.mocap.source import window
+
+    _walk(tmp_path / "motion")
+    (tmp_path / "maps").mkdir()
+    (tmp_path / "maps" / "walk.yaml").write_text("head: null\n")  # leave the head unmapped
+    extra = "  joint_maps: {'motion/*.bvh': maps/walk.yaml}\n"
+    cfg = load_config(_config(tmp_path, extra))
+    cat = build_catalogue(cfg, [get_motion("mocap_travel")], None, RENDER_VERSION)
+    src = Source.from_json(cat.candidates[0].source)
+    assert src.joint_map == "maps/walk.yaml"
+    applied = window(src)[1]
+    assert applied["pelvis"] == "Hips" and "head" not in applied
