@@ -56,7 +56,7 @@ class LabelsMeta(TypedDict, total=False):
     backdrop: list[float]  # a minimal pair's backdrop darkness per frame
     view: dict[str, list[float]]  # a minimal pair's per-frame camera zoom and pan
     mocap: dict[str, Any]  # a mocap clip's file, sha256, window and joint map (the row's too)
-    belt: list[int]  # a mocap person's belt colour: the pixel audit reads where they are by it
+    marks: dict[str, list[int]]  # a mocap person's belt and collars: what the audit reads
 
 
 def _arr(values: Any, n: int, dtype: Any, name: str) -> np.ndarray:

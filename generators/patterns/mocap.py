@@ -17,7 +17,7 @@ the gloves, which the pixel audit reads, would give another answer than the body
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, ClassVar
 
 import numpy as np
@@ -27,8 +27,13 @@ from tempogen.facts import answer_of
 from tempogen.generators.camera import Camera
 from tempogen.generators.humans import SIDES, HumanMotion, Rig, fit_camera
 from tempogen.generators.humans.look import RGB, draw_look
-from tempogen.generators.mocap.belt import PARTS as BELT_PARTS
-from tempogen.generators.mocap.belt import belt_color, belt_states, paint_belt
+from tempogen.generators.mocap.belt import (
+    belt_states,
+    collar_states,
+    mark_colors,
+    mark_parts,
+    paint_marks,
+)
 from tempogen.generators.mocap.source import Source, window
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.scene import SAMPLES, Scene
@@ -54,16 +59,16 @@ class Unreadable(GenerationError):
 
 @dataclass
 class MocapRig(Rig):
-    """A rig posed by a recording, wearing a belt (:mod:`tempogen.generators.mocap.belt`)."""
+    """A rig posed by a recording, wearing marks (:mod:`tempogen.generators.mocap.belt`)."""
 
-    belt: RGB = (0, 0, 0)
+    marks: dict[str, RGB] = field(default_factory=dict)
 
     def vertex_colors(self) -> np.ndarray:
-        return paint_belt(super().vertex_colors(), np.asarray(self.body.parts), self.belt)
+        return paint_marks(super().vertex_colors(), np.asarray(self.body.parts), self.marks)
 
-    def belt_px(self) -> np.ndarray:
-        """The belt's centre on screen per frame: its vertices' mean, projected."""
-        on = np.isin(np.asarray(self.body.parts), [INDEX[p] for p in BELT_PARTS])
+    def mark_px(self, mark: str) -> np.ndarray:
+        """A mark's centre on screen per frame: its vertices' mean, projected."""
+        on = np.isin(np.asarray(self.body.parts), mark_parts(mark))
         return self.project(np.asarray(self.posed().vertices)[:, on].mean(axis=1))
 
 
@@ -87,10 +92,9 @@ class MocapMotion(HumanMotion):
     def pixel_states(
         self, frames: Sequence[np.ndarray], labels: Labels, idx: np.ndarray
     ) -> Labels | None:
-        """A whole person's position is read from the belt; anything else as every
-        simulated human's (None: the gloves)."""
+        """A whole person's position is read from the belt, a body's turn from the collars."""
         if labels.query.kind == "spin":
-            return None
+            return collar_states(frames, labels, idx)
         return belt_states(frames, labels, idx)
 
     def animate(self, scene: Scene, answer: Any) -> None:
@@ -107,13 +111,15 @@ class MocapMotion(HumanMotion):
         rig.first_person = False
         self.label(scene, rig)
         scene.meta["mocap"] = src.provenance(applied)
-        scene.meta["belt"] = list(rig.belt)
-        scene.meta["paints"] = [list(rig.belt)]  # so scenery keeps clear of its hue
+        scene.meta["marks"] = {k: list(c) for k, c in rig.marks.items()}
+        scene.meta["paints"] = [list(c) for c in rig.marks.values()]  # scenery keeps clear
         rig.finish()
 
     def film(self, rig: Rig, view: float) -> Camera:
         """The fixed camera at ``view`` degrees round, :attr:`elevation` down, framing every
-        frame's body; refused where the person would be smaller than :data:`MIN_HEIGHT`."""
+        frame's body; refused where the person would span less than :data:`MIN_HEIGHT` of
+        the frame's height in some frame (their longer side on screen: head to feet from the
+        side, shoulders or arms from above)."""
         scene = rig.scene
         pts = rig.frame_points()
         cam = fit_camera(
@@ -121,24 +127,25 @@ class MocapMotion(HumanMotion):
             azimuth_deg=view, fill=FILL,
         )  # fmt: skip
         j = rig.fk()[0]
-        top = j[:, INDEX["head"]] + [0.0, HEAD_TOP, 0.0]
-        feet = j[:, INDEX["pelvis"]] * [1.0, 0.0, 1.0]
-        tall = np.abs(cam.project(feet)[:, 1] - cam.project(top)[:, 1]) / scene.height
+        body = np.concatenate([j, j[:, [INDEX["head"]]] + [0.0, HEAD_TOP, 0.0]], axis=1)
+        px = cam.project(body.reshape(-1, 3)).reshape(len(j), -1, 2)
+        extent = np.maximum(np.ptp(px[..., 0], axis=1), np.ptp(px[..., 1], axis=1))
+        tall = extent / scene.height
         if tall.min() < MIN_HEIGHT:
             raise Unreadable("too small", f"{tall.min():.2f} of the frame's height")
         return cam
 
 
 def pose_window(scene: Scene, motion: str, seq: PoseSequence) -> MocapRig:
-    """A rig posed by a window: the seed's clothes and gloves on the mean body shape, and a
-    belt in the colour farthest from both gloves."""
+    """A rig posed by a window: the seed's clothes and gloves on the mean body shape, and its
+    marks (a belt, the collars) in colours far from the gloves and each other."""
     from tempogen.generators.humans.look import body_for
 
     body = body_for(scene.style.body)
     look = draw_look(scene.look_rng, int(body.num_betas))
     rig = MocapRig.start(scene, motion, replace(look, betas=np.zeros_like(look.betas)))
     assert isinstance(rig, MocapRig)
-    rig.belt = belt_color([c for _, c in look.hands.values()])
+    rig.marks = mark_colors([c for _, c in look.hands.values()])
     rig.poses[:] = seq.poses
     rig.trans[:] = seq.trans + [0.0, rig.ground, 0.0]
     # posed as recorded: the joint limits guard procedural posing, and a recorded knee

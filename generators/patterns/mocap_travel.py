@@ -48,7 +48,7 @@ class _Walk(MocapMotion):
         floor = rig.joints[:, INDEX["pelvis"]] * [1.0, 0.0, 1.0]
         t = rig.track("person", floor, rig.who, rig.look.body, PERSON_RADIUS, shape="human")
         scene.ask(["person"], kind=self.kind)
-        belt = rig.belt_px()
+        belt = rig.mark_px("belt")
         x, y = t.x[0] + belt[:, 0] - belt[0, 0], t.y[0] + belt[:, 1] - belt[0, 1]
         check_readable(scene, "person", x=x, y=y)
 

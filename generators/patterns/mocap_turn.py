@@ -1,7 +1,7 @@
 """Mocap: which way a recorded person's body turns, seen from above (the rotation fact, as the
-procedural ``body_turn`` asks it). The body's yaw is the pelvis's heading; the camera looks
-down from the front of the window's first heading, where the gloves (which the pixel audit
-reads) show the turn."""
+procedural ``body_turn`` asks it). The body's yaw is the pelvis's heading over a stride; the
+camera looks down from the front of the window's first heading, where the collars (which the
+pixel audit reads) show the turn."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from tempogen.generators.patterns.mocap import (
     MocapMotion,
     MocapRig,
     check_readable,
-    gloves_px,
 )
 from tempogen.generators.patterns.rotation import SENSES
 from tempogen.generators.poses import PoseSequence, rotvec_to_matrix
@@ -30,7 +29,10 @@ def heading(seq: PoseSequence) -> np.ndarray:
     pelvis's sway with each step is not the body turning."""
     fwd = rotvec_to_matrix(seq.poses[:, 0]) @ np.array([0.0, 0.0, 1.0])
     yaw = np.degrees(np.unwrap(np.arctan2(fwd[:, 0], fwd[:, 2])))
-    return np.asarray(gaussian_filter1d(yaw, GAIT * seq.fps, mode="nearest"))
+    # the line through the ends is kept out of the smoothing, so a steady turn stays steady
+    # up to the first and last frame
+    line = np.linspace(yaw[0], yaw[-1], len(yaw))
+    return np.asarray(line + gaussian_filter1d(yaw - line, GAIT * seq.fps, mode="nearest"))
 
 
 @register_motion
@@ -42,10 +44,11 @@ class MocapTurn(MocapMotion):
     fact = "rotation"
     answers = SENSES
     question = "Seen from above, which direction(s) does {subject} turn in?"
-    elevation = 38.0  # degrees: high enough that the turn shows as the gloves go round
+    elevation = 70.0  # degrees: from high above, both collars show past the head
 
     def views(self, seq: PoseSequence) -> list[float]:
-        return [float(heading(seq)[0])]  # the person starts facing the camera
+        start = float(heading(seq)[0])
+        return [start, start + 90.0]  # the person starts facing the camera, or side on
 
     def label(self, scene: Scene, rig: MocapRig) -> None:
         yaw = heading(rig.sequence())
@@ -55,8 +58,7 @@ class MocapTurn(MocapMotion):
         )  # clockwise seen from above is positive, as body_turn labels it
         scene.ask(["person"], kind="spin")
         scene.meta["viewpoint"] = "above"
-        g = gloves_px(rig)
-        d = g["left"] - g["right"]
+        d = rig.mark_px("left_collar") - rig.mark_px("right_collar")
         steps = np.degrees(np.diff(np.arctan2(d[:, 1], d[:, 0])))
         steps = (steps + 180.0) % 360.0 - 180.0
         check_readable(scene, "person", angle=np.concatenate([[0.0], np.cumsum(steps)]))

@@ -217,3 +217,81 @@ def test_a_mocap_config_builds_and_the_pixel_audit_agrees(tmp_path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert f"verified {len(rows)}/{len(rows)}" in proc.stdout + proc.stderr
     assert sys.executable
+
+
+DEGREES = 300.0  # the turn of the test's body over its window: past a stride's twist
+
+
+def _turning_walk(folder: Path, degrees: float) -> Path:
+    """An AMASS ``.npz`` (z up) of the shipped walk's steps taken on the spot while the body
+    turns ``degrees`` round the vertical over the window."""
+    from tempogen.generators.motion_import import load_motion
+    from tempogen.generators.motion_import.common import Z_UP_TO_Y_UP
+    from tempogen.generators.poses import matrix_to_rotvec, rotvec_to_matrix
+    from tempogen.generators.skeleton import REST_JOINTS
+
+    seq = load_motion(_walk(folder / "bvh"), 30.0)
+    n = seq.num_frames
+    a = np.radians(degrees) * np.arange(n) / (n - 1)
+    turn = np.zeros((n, 3, 3))
+    turn[:, 0, 0] = turn[:, 2, 2] = np.cos(a)
+    turn[:, 1, 1] = 1.0
+    turn[:, 0, 2], turn[:, 2, 0] = np.sin(a), -np.sin(a)
+    pelvis = seq.trans + REST_JOINTS[0]
+    pelvis[:, [0, 2]] = pelvis[0, [0, 2]]  # stepping on the spot as it turns
+    root = turn @ rotvec_to_matrix(seq.poses[:, 0])
+    poses = np.zeros((n, 156))
+    poses[:, 3:66] = seq.poses[:, 1:22].reshape(n, 63)
+    poses[:, :3] = matrix_to_rotvec(Z_UP_TO_Y_UP.T @ root)
+    trans = pelvis @ Z_UP_TO_Y_UP - np.array([0.0, -0.22, 0.03])  # the loader's template pelvis
+    (folder / "motion").mkdir(parents=True, exist_ok=True)
+    out = folder / "motion" / "turn.npz"
+    np.savez(out, poses=poses, trans=trans, betas=np.zeros(16), mocap_framerate=30.0)
+    return out
+
+
+def test_a_body_turning_one_way_and_the_other_reads_each_sense(tmp_path) -> None:
+    senses = []
+    for degrees in (DEGREES, -DEGREES):
+        folder = tmp_path / str(degrees)
+        _turning_walk(folder, degrees)
+        text = _config(folder).read_text().replace("motion/*.bvh", "motion/*.npz")
+        cfg_path = folder / "mocap.yaml"
+        cfg_path.write_text(text.replace("[direction]", "[rotation]"))
+        cat = build_catalogue(
+            load_config(cfg_path), [get_motion("mocap_turn")], None, RENDER_VERSION
+        )
+        assert {c.key for c in cat.candidates} <= {"cw", "ccw"}, cat
+        senses.append({c.key for c in cat.candidates})
+    assert senses[0] and senses[1] and senses[0] != senses[1]
+
+
+def test_marks_stand_apart_in_hue_from_the_gloves_and_each_other() -> None:
+    """Every glove pair a look can draw leaves the belt and collars twice the readers' hue
+    tolerance from the gloves and from each other, so no reader takes one for another."""
+    import itertools
+
+    from tempogen.generators.humans.look import HAND_COLORS, MIN_HAND_HUE_GAP, hue_gap
+    from tempogen.generators.mocap.belt import HUE_TOL, mark_colors
+
+    for a, b in itertools.permutations(HAND_COLORS.values(), 2):
+        if hue_gap(a, b) < MIN_HAND_HUE_GAP:
+            continue
+        colors = [a, b, *mark_colors([a, b]).values()]
+        assert len(colors) == 5
+        assert min(hue_gap(x, y) for x, y in itertools.combinations(colors, 2)) > 2 * HUE_TOL
+
+
+def test_a_joint_map_named_for_a_glob_is_applied_and_recorded(tmp_path) -> None:
+    from tempogen.generators.mocap.source import window
+
+    _walk(tmp_path / "motion")
+    (tmp_path / "maps").mkdir()
+    (tmp_path / "maps" / "walk.yaml").write_text("head: null\n")  # leave the head unmapped
+    extra = "  joint_maps: {'motion/*.bvh': maps/walk.yaml}\n"
+    cfg = load_config(_config(tmp_path, extra))
+    cat = build_catalogue(cfg, [get_motion("mocap_travel")], None, RENDER_VERSION)
+    src = Source.from_json(cat.candidates[0].source)
+    assert src.joint_map == "maps/walk.yaml"
+    applied = window(src)[1]
+    assert applied["pelvis"] == "Hips" and "head" not in applied
