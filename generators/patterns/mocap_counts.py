@@ -61,7 +61,7 @@ def carried(rig: MocapRig, name: str) -> dict[str, np.ndarray]:
     """Track ``name``'s states as the pixel audit reads a body part that is not a hand
     (:meth:`MocapMotion.pixel_states`): its first position moved as the belt moves."""
     t = next(tr for tr in rig.scene.tracks if tr.name == name)
-    belt = rig.belt_px()
+    belt = rig.mark_px("belt")
     return {"x": t.x[0] + belt[:, 0] - belt[0, 0], "y": t.y[0] + belt[:, 1] - belt[0, 1]}
 
 

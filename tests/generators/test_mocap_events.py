@@ -305,3 +305,36 @@ def test_first_hand_holds_the_body_still_until_each_hand_starts():
     }
     start = int(np.flatnonzero(steps["obj2"] > 0)[0])
     assert start > 0.5 * FPS and not steps["obj1"][:start].any()
+
+
+@pytest.mark.parametrize(
+    "motion, name, start, frames, want",
+    [
+        ("mocap_squats", "cmu_131_01.bvh", 60, 90, ("1", "")),  # the walk's one deep crouch
+        ("mocap_jumps", "cmu_131_03.bvh", 123, 112, ("1", "")),  # the hop's one flight
+        # six flights of a few centimetres: no jump on screen, so the window is refused
+        (
+            "mocap_jumps",
+            "cmu_jumping_jacks.bvh",
+            4,
+            110,
+            (None, "count differs from the joint events"),
+        ),
+    ],
+)
+def test_a_count_certifies_on_its_real_window_or_is_refused(motion, name, start, frames, want):
+    """The catalogue's probe of a shipped file's window: the count the track shows, read as
+    the pixel audit reads it (the belt for a body part), equal to the joint events'."""
+    from tempogen.generators.mocap.catalogue import probe
+    from tempogen.generators.mocap.source import Source, file_sha256, load, register
+    from tempogen.generators.motion import get_motion
+    from tempogen.generators.poses import PoseSequence
+
+    path = ASSETS / name
+    sha = file_sha256(path)
+    register(sha, path, None)
+    seq, _ = load(path.resolve(), FPS, None)
+    m = get_motion(motion)
+    piece = PoseSequence(seq.poses[start : start + frames], seq.trans[start : start + frames], FPS)
+    (view,) = m.views(piece)  # type: ignore[attr-defined]
+    assert probe(m, Source(name, sha, start, frames, FPS, "", view), 256, 144) == want
