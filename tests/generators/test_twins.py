@@ -111,10 +111,12 @@ def twin_looks(motion: str, seed: int = 7) -> tuple[dict[str, Any], dict[str, An
 
 
 # 3D people cost seconds each: the first always, the others in the slow run (make test)
-HUMANS = sorted(m for m in set(MOTIONS) - NO_TWINS if MOTIONS[m].renderer == "human")
+# (patterns cut from a motion file animate only from a window, and their clips get no twin)
+SOURCED = {m for m in MOTIONS if MOTIONS[m].needs_source}
+HUMANS = sorted(m for m in set(MOTIONS) - NO_TWINS - SOURCED if MOTIONS[m].renderer == "human")
 TWINNED = [
     pytest.param(m, marks=pytest.mark.slow) if m in HUMANS[1:] else m
-    for m in sorted(set(MOTIONS) - NO_TWINS)
+    for m in sorted(set(MOTIONS) - NO_TWINS - SOURCED)
 ]
 
 
