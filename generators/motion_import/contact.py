@@ -32,7 +32,6 @@ MIN_PLANT = 0.1  # seconds: a shorter run of slow low frames is no plant
 FLOOR_TOLERANCE = 0.004  # metres: a sole this close to y = 0 is left where the file put it
 FILE_FLOOR = 0.05  # metres: a clip with no planted foot keeps its file's floor this close
 LIFT_SMOOTH = 0.03  # seconds (sd): smoothing of the height correction (no pop between plants)
-SLIDE_RETURN = 1.0  # seconds over which the horizontal correction eases back to none
 POSE_CHUNK = 512  # frames posed at a time (the vertices of a long clip would not fit)
 
 
@@ -125,18 +124,16 @@ def _fill(values: np.ndarray, known: np.ndarray) -> np.ndarray:
     return np.stack([np.interp(t, idx, values[idx, c]) for c in range(values.shape[1])], axis=1)
 
 
-def _follow(step: np.ndarray, held: np.ndarray, fps: float) -> np.ndarray:
+def _follow(step: np.ndarray, held: np.ndarray) -> np.ndarray:
     """(T, 2) horizontal shifts that make each planted foot move as the file's does: frame to
     frame, the mean change of (file's foot - ours) over the feet ``held`` planted across the
-    step (``step`` (T-1, 2, 2)), eased back toward no shift over :data:`SLIDE_RETURN` seconds
-    so the path stays the file's."""
-    keep = 1.0 - 1.0 / max(SLIDE_RETURN * fps, 1.0)
+    step (``step`` (T-1, 2, 2)); kept as it is while no foot is planted (a jump).
+
+    The body then walks on its own legs: where they are shorter than the file's (scaled by
+    hip height), its path falls that much behind the file's instead of its feet sliding."""
     w = held.astype(np.float64)
     vel = (step * w[..., None]).sum(axis=1) / np.maximum(w.sum(axis=1), 1.0)[:, None]
-    out = np.zeros((len(step) + 1, 2))
-    for t, v in enumerate(vel):
-        out[t + 1] = out[t] * keep + v
-    return out
+    return np.concatenate([np.zeros((1, 2)), np.cumsum(vel, axis=0)])
 
 
 def _smooth(values: np.ndarray, sigma: float) -> np.ndarray:
@@ -185,9 +182,23 @@ def ground(
     if feet is not None and contact.any():
         ours = foot_points(joints, feet_joints)[..., [0, 2]]
         theirs = np.asarray(feet, dtype=np.float64)[..., [0, 2]]
-        shift = _follow(np.diff(theirs - ours, axis=0), planted[1:] & planted[:-1], seq.fps)
+        shift = _follow(np.diff(theirs - ours, axis=0), planted[1:] & planted[:-1])
     trans = seq.trans.copy()
     trans[:, 1] += lift
     trans[:, [0, 2]] += shift
     out = PoseSequence(seq.poses, trans, seq.fps, seq.betas, seq.source)
     return out, Contact(lowest, planted, lift, shift)
+
+
+def reshaped(seq: PoseSequence, body: Any, betas: np.ndarray | None) -> PoseSequence:
+    """``seq`` (grounded for the embedded mannequin with its own shape, as the loaders return
+    it) for ``body`` with shape ``betas``: the pelvis moved by the change in the rest pose's
+    sole height, so the other body stands on the same floor."""
+    from tempogen.generators.body import load_body
+
+    def sole(b: Any, shape: np.ndarray | None) -> float:
+        return float(b.rest_vertices(shape)[:, 1].min())
+
+    lift = sole(load_body(None), seq.betas) - sole(body, betas)
+    trans = seq.trans + np.array([0.0, lift, 0.0])
+    return PoseSequence(seq.poses, trans, seq.fps, betas, seq.source)
