@@ -164,7 +164,7 @@ def ground(
         body = load_body(None)
     lowest, foot_low, joints = _posed_feet(seq, body)
     planted = planted_feet(lowest, foot_low, joints, seq.fps)
-    contact = planted.any(axis=1)
+    contact = np.asarray(planted.any(axis=1), dtype=bool)
     n = seq.num_frames
     if contact.any():
         err = lowest
