@@ -90,6 +90,7 @@ def load_bvh(
     pos = pos * scale
     seq = PoseSequence(poses, pos[:, hips] - REST_JOINTS[0], float(bvh.fps), None, str(p))
     # the file's own floor (y = 0 of its world) where its feet rest on it, else where they are
+    # map_skeleton always maps both ankles: each foot has a point of the file's to follow
     feet = {j: mapping[j] for j in (*FOOT_JOINTS[0], *FOOT_JOINTS[1]) if j in mapping}
     seq, _ = ground(seq, feet=foot_points(_as_smpl(pos, feet), feet), feet_joints=feet)
     return seq if fps is None or fps == seq.fps else seq.resample(fps)
