@@ -5,8 +5,8 @@ A retargeted body is not the recorded one (other leg proportions, another foot),
 pelvis height leaves its soles above or below the floor, and its planted feet drift. Here the
 body the renderer draws is posed, its planted feet are found (low and slow), and the pelvis is
 moved, smoothly, so that in every frame with a planted foot the lowest point of the mesh lies
-on ``y = 0`` (within :data:`FLOOR_TOLERANCE`: a file whose feet already rest on its own floor is
-left as it is), and, where the file's own foot positions are given, so that a planted foot moves
+on ``y = 0`` (within twice :data:`FLOOR_TOLERANCE`: a file whose feet already rest on its own
+floor is left as it is), and, where the file's own foot positions are given, so that a planted foot moves
 as the file's does. Between planted phases (a jump) the offsets are interpolated, so the body
 still leaves the floor and nothing pops.
 """
@@ -43,11 +43,6 @@ class Contact:
     planted: np.ndarray  # (T, 2) bool: the left / right foot is planted
     lift: np.ndarray  # (T,) metres added to the pelvis height
     shift: np.ndarray  # (T, 2) metres added to the pelvis's x and z
-
-    @property
-    def contact(self) -> np.ndarray:
-        """(T,) bool: some foot is planted."""
-        return np.asarray(self.planted.any(axis=1))
 
 
 def foot_points(joints: np.ndarray, which: Collection[int] | None = None) -> np.ndarray:

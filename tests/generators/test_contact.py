@@ -14,7 +14,7 @@ from scipy.spatial.transform import Rotation
 from tempogen.cli import main
 from tempogen.generators.body import load_body
 from tempogen.generators.motion_import import load_bvh
-from tempogen.generators.motion_import.contact import planted_feet, reshaped
+from tempogen.generators.motion_import.contact import ground, planted_feet, reshaped
 from tempogen.generators.poses import PoseSequence
 from tempogen.io import write_text
 
@@ -186,7 +186,14 @@ def test_a_jump_leaves_the_floor(tmp_path: Path) -> None:
     low = _posed(seq)[0][..., 1].min(axis=1)
     assert np.abs(low[~air]).max() < 0.01
     top = int(np.argmax(np.where(air, low, -1.0)))
-    assert low[top] > 0.2  # 25 cm in the file, scaled by about 0.97
+    assert low[top] > 0.2  # 25 cm in the file, scaled by about 1.01
+    # what grounding found: both feet planted while standing, neither in the air; the file
+    # already stood on its floor, so nothing was moved
+    _, found = ground(seq)
+    assert found.planted[:10].all() and found.planted[-10:].all()
+    assert not found.planted[air].any()
+    np.testing.assert_allclose(found.lift, 0.0, atol=1e-3)  # already grounded: a no-op
+    np.testing.assert_allclose(found.shift, 0.0)
 
 
 def test_another_shape_stands_on_the_same_floor() -> None:
