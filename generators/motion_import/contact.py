@@ -110,13 +110,10 @@ def _drop_short(mask: np.ndarray, shortest: int) -> np.ndarray:
 
 
 def _fill(values: np.ndarray, known: np.ndarray) -> np.ndarray:
-    """``values`` where ``known``, linearly interpolated between known frames elsewhere (held
-    flat before the first and after the last)."""
+    """``values`` (T,) where ``known``, linearly interpolated between known frames elsewhere
+    (held flat before the first and after the last)."""
     idx = np.flatnonzero(known)
-    t = np.arange(len(values))
-    if values.ndim == 1:
-        return np.interp(t, idx, values[idx])
-    return np.stack([np.interp(t, idx, values[idx, c]) for c in range(values.shape[1])], axis=1)
+    return np.interp(np.arange(len(values)), idx, values[idx])
 
 
 def _follow(step: np.ndarray, held: np.ndarray) -> np.ndarray:

@@ -75,7 +75,7 @@ def _bvh(path: Path, root: np.ndarray, bend: dict[str, np.ndarray]) -> Path:
         lines.append(
             f"{pad}  CHANNELS {6 if parent is None else 3} {pos}Zrotation Xrotation Yrotation"
         )
-        cols.append(np.column_stack([zero, bend.get(name, zero), zero]))
+        cols.append(np.column_stack([zero, bend.get(name, zero), bend.get(name + ".yaw", zero)]))
         for kid in kids.get(name, []):
             emit(*kid, d + 1)
         if name in ENDS:
@@ -92,10 +92,10 @@ def _bvh(path: Path, root: np.ndarray, bend: dict[str, np.ndarray]) -> Path:
     return path
 
 
-def _walk(path: Path, seconds: float) -> tuple[Path, np.ndarray]:
-    """A straight-legged walk along +z: the stance ankle stays put (the hips vault over it),
-    the swing knee bends, both feet stay level. Returns the file and each frame's stance
-    side (0 left, 1 right)."""
+def _walk(path: Path, seconds: float, yaw: float = 0.0) -> tuple[Path, np.ndarray]:
+    """A straight-legged walk along +z turned ``yaw`` degrees about y: the stance ankle stays
+    put (the hips vault over it), the swing knee bends, both feet stay level. Returns the file
+    and each frame's stance side (0 left, 1 right)."""
     t = np.arange(int(seconds * FPS) + 1) / FPS
     k = np.floor(t / STEP_TIME).astype(int)
     s = t / STEP_TIME - k
@@ -113,7 +113,9 @@ def _walk(path: Path, seconds: float) -> tuple[Path, np.ndarray]:
         bend[f"{side}UpLeg"] = np.where(stands, -st, -sw)
         bend[f"{side}Leg"] = np.where(stands, 0.0, knee)
         bend[f"{side}Foot"] = np.where(stands, st, sw - knee)  # the foot stays level
-    return _bvh(path, root, bend), np.where(left, 0, 1)
+    bend["Hips.yaw"] = np.full(len(t), yaw)
+    turn = Rotation.from_euler("y", yaw, degrees=True)
+    return _bvh(path, turn.apply(root), bend), np.where(left, 0, 1)
 
 
 def _hop(path: Path) -> tuple[Path, np.ndarray]:
@@ -143,21 +145,22 @@ def _planted(seq: PoseSequence) -> np.ndarray:
 
 
 def test_handmade_walk_soles_on_the_floor_toes_level_feet_held(tmp_path: Path) -> None:
-    path, stance = _walk(tmp_path / "walk.bvh", 2.0)
+    path, stance = _walk(tmp_path / "walk.bvh", 2.0, yaw=30.0)  # walks along x and z
     seq = load_bvh(path)
+    ahead = Rotation.from_euler("y", 30.0, degrees=True).apply([0.0, 0.0, 1.0])
     v, j, feet = _posed(seq)
     low = v[..., 1].min(axis=1)
     # a foot bears the body in every frame: the lowest point of the mesh is on the floor
     assert np.abs(low).max() < 0.01, np.abs(low).max()
     # the file's feet stay level: so do the mannequin's soles (heel and toes of the stance
-    # foot at one height) and its toes point straight ahead (+z), not the rig's slope
+    # foot at one height) and its toes point straight ahead, not along the rig's slope
     rest = load_body(None).rest_vertices()
     for side, ball in ((0, 10), (1, 11)):
         foot = np.flatnonzero(feet[side])
         tip = foot[np.argmax(rest[foot, 2])]
         heel = foot[np.argmin(rest[foot, 2])]
         toe = v[:, tip] - j[:, ball]
-        ang = np.degrees(np.arccos(toe[:, 2] / np.linalg.norm(toe, axis=1)))
+        ang = np.degrees(np.arccos(toe @ ahead / np.linalg.norm(toe, axis=1)))
         assert ang.max() < 3.0, ang.max()
         on = stance == side
         tilt = v[on, tip, 1] - v[on, heel, 1]
@@ -190,10 +193,28 @@ def test_a_jump_leaves_the_floor(tmp_path: Path) -> None:
     # what grounding found: both feet planted while standing, neither in the air; the file
     # already stood on its floor, so nothing was moved
     _, found = ground(seq)
+    np.testing.assert_allclose(found.lowest, low, atol=1e-6)
     assert found.planted[:10].all() and found.planted[-10:].all()
     assert not found.planted[air].any()
     np.testing.assert_allclose(found.lift, 0.0, atol=1e-3)  # already grounded: a no-op
     np.testing.assert_allclose(found.shift, 0.0)
+
+
+@pytest.mark.parametrize("raised", [0.0, 30.0])
+def test_a_clip_with_no_plant_keeps_the_files_floor_or_drops_to_it(
+    tmp_path: Path, raised: float
+) -> None:
+    # the body glides at 3 m/s with its feet together: no foot is ever planted. On its file's
+    # floor it stays where the file has it; 30 cm above, its lowest point comes down to y = 0
+    t = np.arange(31) / FPS
+    root = np.column_stack([0 * t, np.full_like(t, ANKLE + LEG + 5.0 + raised), 300.0 * t])
+    seq = load_bvh(_bvh(tmp_path / "glide.bvh", root, {}))
+    assert not _planted(seq).any()
+    low = _posed(seq)[0][..., 1].min(axis=1)
+    if raised:
+        assert np.abs(low).max() < 0.005
+    else:
+        np.testing.assert_allclose(seq.trans[:, 1], 0.0, atol=1e-9)  # the file's own height
 
 
 def test_another_shape_stands_on_the_same_floor() -> None:
@@ -226,6 +247,9 @@ def test_planted_feet_negative_cases() -> None:
     assert not planted_feet(low, feet, joints, fps)[:, 0].any()
     joints[14:20, [7, 10], 2] = joints[14, 7, 2]  # still for 6 frames: a plant of 4
     assert planted_feet(low, feet, joints, fps)[:, 0].sum() == 4
+    # one frame has no speed: a foot is planted when it is low
+    one = planted_feet(np.zeros(1), np.array([[0.02, 0.3]]), joints[:1], fps)
+    assert one.tolist() == [[True, False]]
 
 
 def _project(camera: dict, points: np.ndarray, width: int, height: int) -> np.ndarray:
