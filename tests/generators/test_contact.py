@@ -58,9 +58,11 @@ ENDS = {"LeftToeBase": (0, 0, 6.0), "RightToeBase": (0, 0, 6.0), "Head": (0, 15.
 ENDS |= {"LeftHand": (8.0, 0, 0), "RightHand": (-8.0, 0, 0)}
 
 
-def _bvh(path: Path, root: np.ndarray, bend: dict[str, np.ndarray]) -> Path:
-    """Write the rig with root positions (T, 3) cm and bends about x (degrees) per joint."""
-    rig = _rig()
+def _bvh(path: Path, root: np.ndarray, bend: dict[str, np.ndarray], toes: bool = True) -> Path:
+    """Write the rig with root positions (T, 3) cm and bends about x (degrees) per joint
+    (without ``toes``, each ankle ends in an end site at the toe tip)."""
+    rig = [j for j in _rig() if toes or "ToeBase" not in j[0]]
+    ends = ENDS if toes else ENDS | {f"{s}Foot": (0.0, -ANKLE, 18.0) for s in ("Left", "Right")}
     kids: dict[str | None, list[tuple[str, str | None, tuple[float, float, float]]]] = {}
     for j in rig:
         kids.setdefault(j[1], []).append(j)
@@ -78,8 +80,8 @@ def _bvh(path: Path, root: np.ndarray, bend: dict[str, np.ndarray]) -> Path:
         cols.append(np.column_stack([zero, bend.get(name, zero), bend.get(name + ".yaw", zero)]))
         for kid in kids.get(name, []):
             emit(*kid, d + 1)
-        if name in ENDS:
-            e = ENDS[name]
+        if name in ends:
+            e = ends[name]
             lines.extend([f"{pad}  End Site", pad + "  {", f"{pad}    OFFSET {e[0]} {e[1]} {e[2]}",
                           pad + "  }"])  # fmt: skip
         lines.append(pad + "}")
@@ -92,7 +94,9 @@ def _bvh(path: Path, root: np.ndarray, bend: dict[str, np.ndarray]) -> Path:
     return path
 
 
-def _walk(path: Path, seconds: float, yaw: float = 0.0) -> tuple[Path, np.ndarray]:
+def _walk(
+    path: Path, seconds: float, yaw: float = 0.0, toes: bool = True
+) -> tuple[Path, np.ndarray]:
     """A straight-legged walk along +z turned ``yaw`` degrees about y: the stance ankle stays
     put (the hips vault over it), the swing knee bends, both feet stay level. Returns the file
     and each frame's stance side (0 left, 1 right)."""
@@ -115,7 +119,7 @@ def _walk(path: Path, seconds: float, yaw: float = 0.0) -> tuple[Path, np.ndarra
         bend[f"{side}Foot"] = np.where(stands, st, sw - knee)  # the foot stays level
     bend["Hips.yaw"] = np.full(len(t), yaw)
     turn = Rotation.from_euler("y", yaw, degrees=True)
-    return _bvh(path, turn.apply(root), bend), np.where(left, 0, 1)
+    return _bvh(path, turn.apply(root), bend, toes), np.where(left, 0, 1)
 
 
 def _hop(path: Path) -> tuple[Path, np.ndarray]:
@@ -169,6 +173,19 @@ def test_handmade_walk_soles_on_the_floor_toes_level_feet_held(tmp_path: Path) -
         per = int(STEP_TIME * FPS)
         for start in range(side * per, len(seq.poses) - per, 2 * per):
             xz = j[start + 1 : start + per - 1, ball][:, [0, 2]]  # the plant's inner frames
+            assert np.linalg.norm(xz - xz[0], axis=1).max() < 0.01
+
+
+def test_toeless_rig_walks_on_the_floor_on_its_ankles(tmp_path: Path) -> None:
+    # ankles ending in an end site (no toe joint): the planted ankle is what is held
+    path, stance = _walk(tmp_path / "walk.bvh", 2.0, yaw=30.0, toes=False)
+    seq = load_bvh(path)
+    v, j, _ = _posed(seq)
+    assert np.abs(v[..., 1].min(axis=1)).max() < 0.01
+    per = int(STEP_TIME * FPS)
+    for side, ankle in ((0, 7), (1, 8)):
+        for start in range(side * per, len(seq.poses) - per, 2 * per):
+            xz = j[start + 1 : start + per - 1, ankle][:, [0, 2]]
             assert np.linalg.norm(xz - xz[0], axis=1).max() < 0.01
 
 
