@@ -107,6 +107,7 @@ class BodyWorld:
         sequence: PoseSequence | None = None,
         joints: np.ndarray | None = None,
         others: Sequence[Mesh] = (),
+        cameras: Sequence[Camera] | None = None,
     ) -> None:
         self.faces = np.asarray(faces)
         self.vertices = vertices
@@ -117,6 +118,7 @@ class BodyWorld:
         self.joints = joints  # the posed joints (T, 24, 3) the labels were projected from
         self.others = list(others)  # more people and props, drawn in the same frames
         self.decor: Decor | None = None  # a sign and distractors (style variations)
+        self.cameras = cameras  # a camera per frame (one that follows), else ``camera`` throughout
 
     def solid_points(self) -> list[np.ndarray]:
         """World points (T, V, 3) of every mesh per frame: where scenery must not show."""
@@ -159,6 +161,8 @@ class BodyWorld:
             if self.decor is not None:
                 self.decor.install(r)
             for i in order:
+                if self.cameras is not None:
+                    r.set_camera(self.cameras[i])
                 r.set_vertices(handle, self.vertices[i])
                 for h, m in zip(extra, self.others):
                     r.set_vertices(h, m.vertices[i])

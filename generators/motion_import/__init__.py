@@ -30,6 +30,7 @@ from tempogen.config import Estimate, estimate
 from tempogen.generators.bvh_map import MotionImportError
 from tempogen.generators.motion_import.amass import load_amass
 from tempogen.generators.motion_import.bvh import load_bvh, skeleton_map
+from tempogen.generators.motion_import.contact import ground
 from tempogen.generators.motion_import.vibe import VIBE_FPS, load_vibe
 from tempogen.generators.poses import PoseSequence
 
@@ -51,7 +52,9 @@ def load_motion(
 ) -> PoseSequence:
     """Load a motion file by its suffix (.npz AMASS, .pkl VIBE, .bvh), resampled to ``fps``.
 
-    VIBE stores no frame rate: its frames are taken as ``VIBE_FPS`` (30) before resampling.
+    Every motion comes grounded (:func:`.contact.ground`: soles on ``y = 0`` while a foot is
+    planted). VIBE stores no frame rate: its frames are taken as ``VIBE_FPS`` (30) before
+    resampling.
     ``joint_map`` (YAML, SMPL joint -> BVH joint) applies to BVH files only.
     """
     p = Path(path)
@@ -63,7 +66,7 @@ def load_motion(
     if suffix == ".bvh":
         return load_bvh(p, fps, joint_map=joint_map)
     if suffix in (".pkl", ".pickle", ".joblib"):
-        seq = load_vibe(p)
+        seq, _ = ground(load_vibe(p))  # VIBE has no floor: the soles' is made y = 0
         return seq if fps is None or fps == seq.fps else seq.resample(fps)
     raise MotionImportError(
         f"{p}: unsupported motion file type {suffix or '(no suffix)'!r} "

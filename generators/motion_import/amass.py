@@ -16,6 +16,7 @@ from tempogen.generators.motion_import.common import (
     check_finite,
     check_fps,
 )
+from tempogen.generators.motion_import.contact import ground
 from tempogen.generators.poses import PoseSequence, matrix_to_rotvec, rotvec_to_matrix
 from tempogen.generators.skeleton import NUM_JOINTS, REST_JOINTS
 
@@ -85,4 +86,5 @@ def load_amass(path: str | Path, fps: float | None = None) -> PoseSequence:
     out[:, 0] = matrix_to_rotvec(Z_UP_TO_Y_UP @ root)
     pelvis = (trans + _SMPL_TEMPLATE_PELVIS) @ Z_UP_TO_Y_UP.T
     seq = PoseSequence(out, pelvis - REST_JOINTS[0], float(rate.item()), betas, str(p))
+    seq, _ = ground(seq)  # AMASS's floor is z = 0: kept where the soles rest on it
     return seq if fps is None or fps == seq.fps else seq.resample(fps)

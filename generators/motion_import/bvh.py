@@ -23,7 +23,8 @@ from tempogen.generators.bvh_map import (
     map_skeleton,
 )
 from tempogen.generators.motion_import.common import CAMERA_TO_Y_UP, Z_UP_TO_Y_UP, check_fps
-from tempogen.generators.motion_import.retarget import retarget, unit
+from tempogen.generators.motion_import.contact import FOOT_JOINTS, foot_points, ground
+from tempogen.generators.motion_import.retarget import retarget, toe_tips, unit
 from tempogen.generators.poses import PoseSequence
 from tempogen.generators.skeleton import INDEX, REST_JOINTS
 
@@ -46,8 +47,9 @@ def load_bvh(
 
     ``up`` is the BVH world's up axis (``"+y"``, ``"+z"``, ...); ``"auto"`` reads it from the
     hips-to-chest direction. Units become metres by the ratio of the mannequin's hip height to
-    the BVH's (hips above the lowest joint or end site at rest), and the lowest point the
-    skeleton reaches in the clip is taken as the floor, y = 0.
+    the BVH's (hips above the lowest joint or end site at rest); the body is then grounded
+    (:func:`.contact.ground`): its soles on the floor wherever a foot is planted (the file's
+    own floor where its feet rest on it), its planted feet held where the file's are.
     """
     p = Path(path)
     check_fps(p, fps)
@@ -78,17 +80,28 @@ def load_bvh(
     rest = rest @ to_y.T
     glob = to_y @ glob @ to_y.T
 
-    poses = retarget(mapping, glob, pos, rest)
+    poses = retarget(mapping, glob, pos, rest, toe_tips(mapping, parent, rest))
 
     rest_up = unit(rest[chest] - rest[hips])
     hip_height = float(np.max((rest[hips] - rest) @ rest_up))
     if not hip_height > 0:
         raise MotionImportError(f"{p}: {nodes[hips].name}: hips are not above the feet at rest")
     scale = REST_JOINTS[0, 1] / hip_height
-    floor = pos[..., 1].min()
-    pelvis = (pos[:, hips] - np.array([0.0, floor, 0.0])) * scale
-    seq = PoseSequence(poses, pelvis - REST_JOINTS[0], float(bvh.fps), None, str(p))
+    pos = pos * scale
+    seq = PoseSequence(poses, pos[:, hips] - REST_JOINTS[0], float(bvh.fps), None, str(p))
+    # the file's own floor (y = 0 of its world) where its feet rest on it, else where they are
+    # map_skeleton always maps both ankles: each foot has a point of the file's to follow
+    feet = {j: mapping[j] for j in (*FOOT_JOINTS[0], *FOOT_JOINTS[1]) if j in mapping}
+    seq, _ = ground(seq, feet=foot_points(_as_smpl(pos, feet), feet), feet_joints=feet)
     return seq if fps is None or fps == seq.fps else seq.resample(fps)
+
+
+def _as_smpl(pos: np.ndarray, nodes: dict[int, int]) -> np.ndarray:
+    """(T, 24, 3): the positions of the BVH nodes mapped to SMPL joints (others zero)."""
+    out = np.zeros((pos.shape[0], 24, 3))
+    for j, b in nodes.items():
+        out[:, j] = pos[:, b]
+    return out
 
 
 def skeleton_map(

@@ -10,6 +10,14 @@ from tempogen.generators.skeleton import NUM_JOINTS, PARENTS, REST_JOINTS
 
 COINCIDE = 1e-6  # share of the skeleton's size within which two rest joints are one point
 SPREAD = 0.1  # second singular value of a joint's bone directions that makes them a fan
+# SMPL's ankles: their frame is aligned flat-on-flat (the rest foot of both rigs stands on the
+# floor), not by the ankle->ball bone, whose slope is the rig's (CMU's ankle sits 2 cm above
+# its toe joint, SMPL's 5.5 cm: pointing SMPL's bone at the BVH's tilts the sole 14 degrees).
+ANKLES = (7, 8)
+# SMPL's toes (the foot joints 10/11, leaves) at rest, from the foot joint to the toe tip of the
+# mesh (the mannequin's, measured: 2.3 degrees below the horizontal, straight ahead).
+REST_TOE = np.array([0.0, -0.04, 1.0]) / np.linalg.norm([0.0, -0.04, 1.0])
+FEET = (10, 11)
 
 
 def unit(v: np.ndarray) -> np.ndarray:
@@ -28,8 +36,28 @@ def _arc(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return rotvec_to_matrix(unit(axis) * np.arctan2(sin, cos))
 
 
+def toe_tips(mapping: dict[int, int], parent: list[int], rest: np.ndarray) -> dict[int, int]:
+    """For SMPL's mapped toes (10/11): the skeleton node their bone points at, the farthest
+    child of the mapped node at rest (an end site or an unmapped joint); none if it has none."""
+    size = float(np.ptp(rest, axis=0).max()) or 1.0
+    out = {}
+    for j in FEET:
+        if j not in mapping:
+            continue
+        b = mapping[j]
+        kids = [c for c, p in enumerate(parent) if p == b]
+        far = max(kids, key=lambda c: float(np.linalg.norm(rest[c] - rest[b])), default=None)
+        if far is not None and np.linalg.norm(rest[far] - rest[b]) > COINCIDE * size:
+            out[j] = far
+    return out
+
+
 def retarget(
-    mapping: dict[int, int], glob: np.ndarray, pos: np.ndarray, rest: np.ndarray
+    mapping: dict[int, int],
+    glob: np.ndarray,
+    pos: np.ndarray,
+    rest: np.ndarray,
+    leaf_tips: dict[int, int] | None = None,
 ) -> np.ndarray:
     """SMPL local rotations whose bones point like the BVH's mapped bones, frame by frame.
 
@@ -39,8 +67,12 @@ def retarget(
     down a chain consistently. Per frame the joint takes its BVH joint's orientation times
     that alignment, and a one-bone joint is turned the last bit so the bone points exactly at
     the BVH child (intermediate BVH joints, such as CMU's Neck1, are absorbed this way).
-    A mapped leaf uses its parent's alignment.
+    A mapped leaf uses its parent's alignment, except SMPL's toes (joints 10/11) where
+    ``leaf_tips`` names the BVH node their bone points at (the toe's end site): the toe then
+    points as the BVH's toe does. SMPL's ankles take their BVH ankle's rotation from a
+    flat-on-flat rest alignment (see :data:`ANKLES`), so the foot's angle is the motion's.
     """
+    tips_of_leaves = leaf_tips or {}
     n = glob.shape[0]
     size = float(np.ptp(rest, axis=0).max()) or 1.0
     eps = COINCIDE * size
@@ -78,6 +110,14 @@ def retarget(
         if spread:
             align[j] = Rotation.align_vectors(v, d)[0].as_matrix()
             smpl_glob[:, j] = glob[:, b] @ align[j]
+        elif tips and j in ANKLES:
+            up = inherited(j)
+            k = max(
+                range(len(tips)), key=lambda i: np.linalg.norm(rest[mapping[tips[i]]] - rest[b])
+            )
+            flat = np.array([1.0, 0.0, 1.0])
+            align[j] = _arc(unit(up @ d[k] * flat), unit(v[k] * flat)) @ up
+            smpl_glob[:, j] = glob[:, b] @ align[j]
         elif tips:
             k = max(
                 range(len(tips)), key=lambda i: np.linalg.norm(rest[mapping[tips[i]]] - rest[b])
@@ -89,6 +129,12 @@ def retarget(
                 now = unit(pos[:, mapping[tips[k]]] - pos[:, b])
                 g = _arc(g @ d[k], now) @ g
             smpl_glob[:, j] = g
+        elif j in FEET and j in tips_of_leaves:
+            tip = tips_of_leaves[j]
+            up = inherited(j)
+            align[j] = _arc(up @ REST_TOE, unit(rest[tip] - rest[b])) @ up
+            g = glob[:, b] @ align[j]
+            smpl_glob[:, j] = _arc(g @ REST_TOE, unit(pos[:, tip] - pos[:, b])) @ g
         else:
             align[j] = inherited(j)
             smpl_glob[:, j] = glob[:, b] @ align[j]
