@@ -180,9 +180,10 @@ def real(name: str) -> tuple[np.ndarray, float]:
 
 
 def test_real_walk_steps_and_crouch():
-    """CMU 131_01 (start, walk, crouch, walk): steps of the right foot and one deep crouch."""
+    """CMU 131_01 (start, walk, crouch, walk): steps of the right foot and one deep crouch (the
+    left foot of this styled walk glides: grounded, it lifts under ``LIFT_ON``)."""
     j, fps = real("ev_walk.bvh")
-    assert len(ev.steps(j, fps)) >= 3
+    assert [e.part for e in ev.steps(j, fps)].count("right") >= 2
     assert len(ev.squats(j, fps)) == 1
     assert ev.jumps(j, fps) == []
 
