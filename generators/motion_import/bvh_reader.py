@@ -359,7 +359,7 @@ def _motion(
     n_channels = sum(len(n.channels) for n in nodes)
     if n_channels == 0:
         raise MotionImportError(f"{path}: the HIERARCHY declares no channels")
-    body, first = raw[pos:], time_line + 1  # the frames, from file line ``first`` on
+    body, first = raw[pos:], time_line  # from the end of the Frame Time line on
     # values per line, vectorised: a value starts where a non-space byte follows a space
     b = np.frombuffer(body, dtype=np.uint8)
     space = _SPACE[b]
