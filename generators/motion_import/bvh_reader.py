@@ -29,6 +29,8 @@ CHANNELS = {
 SNAP = 1e-4
 _SPACE = np.zeros(256, dtype=bool)
 _SPACE[list(b" \t\n\x0b\x0c")] = True  # bytes.split()'s whitespace (CR is gone by then)
+# what ends an OFFSET's numbers when more shares its line (``{ OFFSET 0 1 0 }``)
+_KEYWORDS = frozenset(("{", "}", "CHANNELS", "OFFSET", "JOINT", "End"))
 _MOTION = re.compile(rb"^[ \t\f\v]*MOTION(?=\s|$)", re.MULTILINE)
 _FRAMES = re.compile(r"Frames:\s*(\S*)\s*$")
 _FRAME_TIME = re.compile(r"Frame\s+Time:\s*(\S*)\s*$")
@@ -205,9 +207,9 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
 
     def close(node: BvhNode, line: int) -> None:
         if id(node) not in offsets:
-            raise fail(line, f"{_what(node)} has no OFFSET")
+            raise fail(line, f"{_what(node)} (line {node.line}) has no OFFSET")
         if not node.end_site and id(node) not in chans:
-            raise fail(line, f"{_what(node)} has no CHANNELS line")
+            raise fail(line, f"{_what(node)} (line {node.line}) has no CHANNELS line")
 
     for num, text in enumerate(lines, start=1):
         words = text.split()
@@ -216,28 +218,30 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
             word = words[k]
             if pending is not None and word != "{":
                 raise fail(num, f"expected '{{' to open {_what(pending)}, got {word!r}")
-            if word in ("ROOT", "JOINT") or word == "End":
+            if word in ("ROOT", "JOINT", "End"):
+                # the name is the rest of the line up to a '{' (``JOINT Bip01 L Thigh {``)
                 rest = words[k + 1 :]
-                opens = bool(rest) and rest[-1] == "{"
-                rest = rest[:-1] if opens else rest
+                rest = rest[: rest.index("{")] if "{" in rest else rest
+                k += 1 + len(rest)
                 if word == "End":
                     if rest != ["Site"]:
-                        raise fail(num, f"expected 'End Site', got {' '.join(words[k:])!r}")
-                    name = ""
-                else:
-                    name = " ".join(rest)
-                    if not name:
-                        raise fail(num, f"{word} without a name")
+                        raise fail(
+                            num,
+                            f"expected 'End Site', got {' '.join(words[k - 1 - len(rest) :])!r}",
+                        )
+                name = " ".join(rest)
+                if not name:
+                    raise fail(num, f"{word} without a name")
                 if word == "ROOT":
                     if nodes:
                         raise fail(num, f"a second ROOT {name!r}: one skeleton per file")
                     parent = None
                 elif not stack:
-                    raise fail(num, f"{word} {name} outside the ROOT's braces".replace("  ", " "))
+                    raise fail(num, f"{word} {name} outside the ROOT's braces")
                 else:
                     parent = stack[-1]
                     if parent.end_site:
-                        raise fail(num, f"{word} inside an End Site")
+                        raise fail(num, f"{word} {name} inside an End Site")
                 if word == "End":
                     assert parent is not None
                     name = "EndSite" + parent.name
@@ -246,10 +250,6 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
                     parent.children.append(node)
                 nodes.append(node)
                 pending = node
-                if opens:
-                    stack.append(node)
-                    pending = None
-                k = len(words)
             elif word == "{":
                 if pending is None:
                     raise fail(num, "'{' opens no ROOT, JOINT or End Site")
@@ -263,7 +263,8 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
                 k += 1
             elif word == "OFFSET":
                 node = _inside(path, stack, num, word)
-                nums = words[k + 1 : k + 4]
+                nums = words[k + 1 :]
+                nums = nums[: next((j for j, w in enumerate(nums) if w in _KEYWORDS), len(nums))]
                 try:
                     node.offset = np.array([float(v) for v in nums])
                 except ValueError:
@@ -271,7 +272,7 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
                 if len(nums) != 3 or not np.isfinite(node.offset).all():
                     raise fail(num, f"OFFSET: expected 3 finite numbers, got {' '.join(nums)!r}")
                 offsets[id(node)] = True
-                k += 4
+                k += 1 + len(nums)
             elif word == "CHANNELS":
                 node = _inside(path, stack, num, word)
                 if node.end_site:

@@ -316,6 +316,40 @@ BAD = [
     ("no motion", lambda t: t.split("MOTION")[0], "no MOTION section"),
     ("second root", lambda t: t.replace("MOTION", "ROOT Other\n{\nOFFSET 0 0 0\n}\nMOTION"),
      "a second ROOT 'Other': one skeleton per file"),
+    ("no offset", lambda t: t.replace("OFFSET 0 0 0\n", "", 1),
+     f"JOINT LHipJoint (line {_line_of(TEXT, 'JOINT LHipJoint')}) has no OFFSET"),
+    ("no channels", lambda t: re.sub(r"\n\s*CHANNELS 3 Zrotation Yrotation Xrotation", "", t, count=1),
+     f"JOINT LHipJoint (line {_line_of(TEXT, 'JOINT LHipJoint')}) has no CHANNELS line"),
+    ("offset of four", lambda t: t.replace("OFFSET 0 0 0", "OFFSET 0 0 0 0", 1),
+     "OFFSET: expected 3 finite numbers, got '0 0 0 0'"),
+    ("offset not a number", lambda t: t.replace("OFFSET 0 0 0", "OFFSET 0 x 0", 1),
+     "OFFSET: not a number in '0 x 0'"),
+    ("joint outside the root", lambda t: t.replace("}\nMOTION", "}\nJOINT Extra\n{\nOFFSET 0 0 0\nCHANNELS 0\n}\nMOTION"),
+     f"line {_line_of(TEXT, 'MOTION')}: JOINT Extra outside the ROOT's braces"),
+    ("joint in an end site", lambda t: re.sub(r"End Site\s*\{", "End Site\n{\nJOINT Inner", t, count=1),
+     "JOINT Inner inside an End Site"),
+    ("brace opening nothing", lambda t: t.replace("HIERARCHY", "HIERARCHY\n{", 1),
+     "line 2: '{' opens no ROOT, JOINT or End Site"),
+    ("position twice", lambda t: t.replace("Yposition", "Xposition", 1),
+     "a position channel is listed twice"),
+    ("channel count missing", lambda t: t.replace("CHANNELS 6", "CHANNELS six", 1),
+     "CHANNELS: expected a count, got ['six']"),
+    ("unknown keyword", lambda t: t.replace("HIERARCHY", "HIERARCHY\nSKELETON", 1),
+     "line 2: unexpected 'SKELETON' in the HIERARCHY"),
+    ("end without site", lambda t: re.sub(r"End Site", "End Joint", t, count=1),
+     "expected 'End Site', got 'End Joint'"),
+    ("joint without a name", lambda t: t.replace("JOINT LHipJoint", "JOINT", 1),
+     "JOINT without a name"),
+    ("motion before any root", lambda t: "HIERARCHY\nMOTION" + t.split("MOTION")[1],
+     "line 2: MOTION before any ROOT"),
+    ("no frames line", lambda t: t.replace("Frames: 4\n", ""),
+     "expected 'Frames: <value>', got 'Frame Time: .0083333'"),
+    ("frames not a number", lambda t: t.replace("Frames: 4", "Frames: four"),
+     "Frames: expected a whole number, got 'four'"),
+    ("frame time not a number", lambda t: _frame_time(t, "Frame Time: fast"),
+     "Frame Time: not a number: 'fast'"),
+    ("file ends before the frame time", lambda t: t.split("Frame Time")[0].rstrip("\n"),
+     "expected 'Frame Time: <value>' next, the file ends"),
     ("channels on an end site", lambda t: re.sub(r"End Site\s*\{", "End Site\n{\nCHANNELS 0", t, count=1),
      "an End Site has no CHANNELS"),
 ]  # fmt: skip
@@ -337,3 +371,59 @@ def test_a_broken_file_through_the_cli_exits_2_naming_the_line(tmp_path: Path) -
     assert proc.returncode == 2, proc.stderr
     assert f"cut.bvh: line {_frame_line(TEXT, 2)}: frame 2 has 50 values" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_tokens_sharing_lines_read_as_on_their_own(tmp_path: Path) -> None:
+    """``JOINT x {``, ``End Site { OFFSET ... }`` and ``} }`` on one line: the same file."""
+    text = _text("cmu_motionbuilder_01_01.bvh")
+    head, motion = text.split("MOTION")
+    head = re.sub(r"((?:ROOT|JOINT)[^\n]*)\n\s*\{", r"\1 {", head)
+    head = re.sub(r"End Site\s*\{\s*(OFFSET[^\n]*)\s*\}", r"End Site { \1 }", head)
+    while re.search(r"\}\s*\n\s*\}", head):
+        head = re.sub(r"\}\s*\n\s*\}", "} }", head)
+    assert "JOINT LeftUpLeg {" in head and "} } }" in head and "End Site { OFFSET" in head
+    _same(
+        read_bvh(DATA / "cmu_motionbuilder_01_01.bvh"),
+        read_bvh(_copy(tmp_path, "c.bvh", head + "MOTION" + motion)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("frame_time", "fps"),
+    [
+        (".0083333", 120.0),
+        ("0.041667", 24.0),
+        ("0.0334", 1 / 0.0334),
+        ("2.5", 0.4),
+        ("1e-2", 100.0),
+    ],
+)
+def test_frame_time_snaps_to_a_truncated_whole_rate_only(
+    tmp_path: Path, frame_time: str, fps: float
+) -> None:
+    """0.008333 is 1/120 written short; 0.0334 is not 1/30 (0.2% off), and a frame time over
+    2 s (rate 0) is kept as written. A one-frame, one-channel file is a file."""
+    text = f"HIERARCHY\nROOT a\n{{\nOFFSET 0 0 0\nCHANNELS 1 Yrotation\n}}\nMOTION\nFrames: 1\nFrame Time: {frame_time}\n90\n"
+    bvh = read_bvh(_copy(tmp_path, "t.bvh", text))
+    assert bvh.fps == fps and bvh.num_frames == 1
+    assert np.allclose(
+        bvh.to_rotmat()[1][0, 0], Rotation.from_euler("y", 90, degrees=True).as_matrix()
+    )
+
+
+def test_rest_pose_and_root_path(tmp_path: Path) -> None:
+    """Rest: every angle zero, the root at the origin, joints at their OFFSET sums (the
+    file's own root OFFSET aside); the root's path is its position channels."""
+    bvh = read_bvh(DATA / "emilya_walk.bvh")
+    assert bvh.nodes[0].offset.any()  # this file's root OFFSET is not zero
+    rest = bvh.rest_pose_positions()
+    index = {id(n): i for i, n in enumerate(bvh.nodes)}
+    assert np.array_equal(rest[0], np.zeros(3))
+    for i, n in enumerate(bvh.nodes[1:], start=1):
+        assert np.allclose(rest[i], rest[index[id(n.parent)]] + n.offset)
+    root, local = bvh.to_rotmat()
+    assert np.array_equal(root, bvh.values[:, :3]) and local.shape == (4, len(bvh.joints), 3, 3)
+    assert np.array_equal(bvh.node_positions()[:, 0], bvh.values[:, :3])
+    assert [c.name for c in bvh.nodes[0].children][:1] == [bvh.nodes[1].name]
+    with pytest.raises(MotionImportError, match="cannot read"):
+        read_bvh(tmp_path)  # a folder
