@@ -224,7 +224,7 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
                 rest = rest[: rest.index("{")] if "{" in rest else rest
                 k += 1 + len(rest)
                 if word == "End":
-                    if rest != ["Site"]:
+                    if [w.lower() for w in rest] != ["site"]:
                         raise fail(
                             num,
                             f"expected 'End Site', got {' '.join(words[k - 1 - len(rest) :])!r}",
