@@ -199,8 +199,8 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
     nodes: list[BvhNode] = []
     stack: list[BvhNode] = []  # nodes whose '{' is open
     pending: BvhNode | None = None  # declared, its '{' not yet seen
-    offsets: dict[int, bool] = {}
-    chans: dict[int, bool] = {}
+    offsets: set[int] = set()  # ids of the nodes whose OFFSET / CHANNELS line was read
+    chans: set[int] = set()
 
     def fail(line: int, msg: str) -> MotionImportError:
         return MotionImportError(f"{path}: line {line}: {msg}")
@@ -271,14 +271,14 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
                     raise fail(num, f"OFFSET: not a number in {' '.join(nums)!r}") from None
                 if len(nums) != 3 or not np.isfinite(node.offset).all():
                     raise fail(num, f"OFFSET: expected 3 finite numbers, got {' '.join(nums)!r}")
-                offsets[id(node)] = True
+                offsets.add(id(node))
                 k += 1 + len(nums)
             elif word == "CHANNELS":
                 node = _inside(path, stack, num, word)
                 if node.end_site:
                     raise fail(num, "an End Site has no CHANNELS")
                 node.channels = _channels(path, num, words[k + 1 :])
-                chans[id(node)] = True
+                chans.add(id(node))
                 k = len(words)
             elif word == "HIERARCHY" and not nodes:
                 k += 1
@@ -298,9 +298,9 @@ def _hierarchy(path: Path, lines: list[str], motion_line: int) -> list[BvhNode]:
 
 
 def _what(node: BvhNode) -> str:
-    if node.end_site:
-        return f"the End Site of {node.parent.name if node.parent else '?'}"
-    return f"{'ROOT' if node.parent is None else 'JOINT'} {node.name}"
+    if node.parent is None:
+        return f"ROOT {node.name}"
+    return f"the End Site of {node.parent.name}" if node.end_site else f"JOINT {node.name}"
 
 
 def _inside(path: Path, stack: list[BvhNode], line: int, word: str) -> BvhNode:
@@ -367,9 +367,7 @@ def _motion(
     start = ~space
     start[1:] &= space[:-1]
     newlines = np.flatnonzero(b == ord("\n"))
-    per_line = np.bincount(
-        np.searchsorted(newlines, np.flatnonzero(start)), minlength=len(newlines) + 1
-    )
+    per_line = np.bincount(np.searchsorted(newlines, np.flatnonzero(start)))
     data = np.flatnonzero(per_line)  # blank lines carry no frame
     wrong = data[per_line[data] != n_channels]
     if wrong.size:

@@ -350,6 +350,12 @@ BAD = [
      "Frame Time: not a number: 'fast'"),
     ("file ends before the frame time", lambda t: t.split("Frame Time")[0].rstrip("\n"),
      "expected 'Frame Time: <value>' next, the file ends"),
+    ("offset outside", lambda t: t.replace("HIERARCHY", "HIERARCHY\nOFFSET 0 0 0", 1),
+     "line 2: OFFSET outside any joint's braces"),
+    ("channels outside", lambda t: t.replace("HIERARCHY", "HIERARCHY\nCHANNELS 0", 1),
+     "line 2: CHANNELS outside any joint's braces"),
+    ("motion before a brace", lambda t: t.replace("}\nMOTION", "JOINT Tail\nMOTION"),
+     f"line {_line_of(TEXT, 'MOTION')}: MOTION before the '{{' of JOINT Tail"),
     ("channels on an end site", lambda t: re.sub(r"End Site\s*\{", "End Site\n{\nCHANNELS 0", t, count=1),
      "an End Site has no CHANNELS"),
 ]  # fmt: skip
