@@ -368,7 +368,9 @@ def test_broken_files_are_refused_naming_file_and_line(
     edit,
     expected: str,  # noqa: ANN001
 ) -> None:
-    assert expected in _broken(tmp_path, edit), what
+    msg = _broken(tmp_path, edit)
+    assert expected in msg, what
+    assert what == "no motion" or re.search(r"\.bvh: line \d+: ", msg), msg  # names its line
 
 
 def test_a_broken_file_through_the_cli_exits_2_naming_the_line(tmp_path: Path) -> None:
@@ -387,7 +389,9 @@ def test_tokens_sharing_lines_read_as_on_their_own(tmp_path: Path) -> None:
     head = re.sub(r"End Site\s*\{\s*(OFFSET[^\n]*)\s*\}", r"End Site { \1 }", head)
     while re.search(r"\}\s*\n\s*\}", head):
         head = re.sub(r"\}\s*\n\s*\}", "} }", head)
+    head = re.sub(r"\}\s*\n\s*JOINT", "} JOINT", head)
     assert "JOINT LeftUpLeg {" in head and "} } }" in head and "End Site { OFFSET" in head
+    assert "} JOINT LowerBack {" in head
     _same(
         read_bvh(DATA / "cmu_motionbuilder_01_01.bvh"),
         read_bvh(_copy(tmp_path, "c.bvh", head + "MOTION" + motion)),
@@ -433,3 +437,13 @@ def test_rest_pose_and_root_path(tmp_path: Path) -> None:
     assert [c.name for c in bvh.nodes[0].children][:1] == [bvh.nodes[1].name]
     with pytest.raises(MotionImportError, match="cannot read"):
         read_bvh(tmp_path)  # a folder
+
+
+def test_errors_in_a_crlf_file_name_the_right_line(tmp_path: Path) -> None:
+    raw = (DATA / "mocapbank.bvh").read_bytes()
+    lines = raw.split(b"\r\n")
+    k = next(i for i, ln in enumerate(lines) if ln.startswith(b"Frame Time")) + 3  # frame 3
+    lines[k] = b" ".join(lines[k].split()[:-1])
+    path = _copy(tmp_path, "crlf.bvh", b"\r\n".join(lines))
+    with pytest.raises(MotionImportError, match=rf"crlf\.bvh: line {k + 1}: frame 3 has 59 values"):
+        read_bvh(path)
