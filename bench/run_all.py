@@ -37,6 +37,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "retrieval": (["--videos", "60", "--queries", "20", "--backends", "onnx"], []),
     "ray": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml", "--overhead-units", "40"], ["--jobs", "2"]),
     "remote": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml"], ["--jobs", "2"]),
+    "bvh": (["--mb", "0.2", "--repeat", "1"], []),
 }  # fmt: skip
 
 

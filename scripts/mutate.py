@@ -136,6 +136,11 @@ MODULES.update(
                 "tests/builders/audit/test_shortcuts.py",
             ],
         ),
+        # the BVH reader on its real files, layouts and broken text (seconds per mutant)
+        "bvh_reader": (
+            "generators/motion_import/bvh_reader.py",
+            ["tests/generators/test_bvh_reader.py"],
+        ),
     }
 )
 # the order `make mutate` runs them in when MODULES is not given: the labels' core first

@@ -22,6 +22,7 @@ from tempogen.generators.bvh_map import (
     load_joint_map,
     map_skeleton,
 )
+from tempogen.generators.motion_import.bvh_reader import Bvh, read_bvh
 from tempogen.generators.motion_import.common import CAMERA_TO_Y_UP, Z_UP_TO_Y_UP, check_fps
 from tempogen.generators.motion_import.contact import FOOT_JOINTS, foot_points, ground
 from tempogen.generators.motion_import.retarget import retarget, toe_tips, unit
@@ -144,15 +145,10 @@ def _joint_names(path: Path) -> list[str]:
     return out
 
 
-def _read_bvh(path: Path) -> Any:
+def _read_bvh(path: Path) -> Bvh:
     if not path.is_file():
         raise MotionImportError(f"{path}: no such file")
-    import pybvh
-
-    try:
-        return pybvh.read_bvh_file(path, world_up="+y")
-    except Exception as exc:  # the reader raises ValueError, IndexError, ... on bad text
-        raise MotionImportError(f"{path}: not a readable BVH file: {exc}") from exc
+    return read_bvh(path)
 
 
 def _up_rotation(path: Path, up: str, hips: np.ndarray, chest: np.ndarray) -> np.ndarray:
