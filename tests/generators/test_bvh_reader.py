@@ -140,7 +140,9 @@ def test_a_rotation_only_root_stays_at_its_offset(tmp_path: Path) -> None:
     assert np.allclose(pos - [1.5, 90.0, -2.0], about_root, atol=1e-9)
     seq = load_bvh(rot_only.path)
     assert np.isfinite(seq.poses).all()
-    assert np.allclose(seq.trans[:, [0, 2]], seq.trans[0, [0, 2]])  # the pelvis does not travel
+    # the pelvis does not travel (grounding moves it a millimetre or two to keep a planted foot
+    # where the file's is: generators/motion_import/contact.py)
+    assert np.allclose(seq.trans[:, [0, 2]], seq.trans[0, [0, 2]], atol=0.005)
 
 
 def test_a_permuted_channel_line_with_permuted_values_gives_the_same_pose(tmp_path: Path) -> None:
