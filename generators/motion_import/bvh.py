@@ -20,8 +20,8 @@ from tempogen.generators.bvh_map import (
     Skeleton,
     describe,
     load_joint_map,
-    map_skeleton,
 )
+from tempogen.generators.humanoid import map_skeleton
 from tempogen.generators.motion_import.common import CAMERA_TO_Y_UP, Z_UP_TO_Y_UP, check_fps
 from tempogen.generators.motion_import.retarget import retarget, unit
 from tempogen.generators.poses import PoseSequence
@@ -67,6 +67,8 @@ def load_bvh(
             glob[:, i] = local[:, joint_col[i]]
         else:
             glob[:, i] = glob[:, parent[i]] @ local[:, joint_col[i]]
+    if skeleton.frame is not None:  # mapped in a frame of the motion: that frame is the rest
+        glob = glob @ np.swapaxes(glob[skeleton.frame], -1, -2)
     pos = bvh.node_positions()
     if not (np.isfinite(pos).all() and np.isfinite(glob).all()):
         raise MotionImportError(f"{p}: MOTION: NaN or infinite channel values")
@@ -105,16 +107,23 @@ def skeleton_map(
 def _mapped(
     path: Path, bvh: Any, joint_map: str | Path | dict[str, str | None] | None
 ) -> tuple[Skeleton, dict[int, int]]:
+    """The skeleton in the pose its mapping is aligned to (the rest pose, or the frame of the
+    motion where the rig is a standing body: ``frame`` says which), and the mapping."""
     nodes = bvh.nodes
     parent = [nodes.index(n.parent) if n.parent is not None else -1 for n in nodes]
     is_joint = [not n.is_end_site() for n in nodes]
     names = [n.name for n in nodes]
     full = iter(_joint_names(path))
     names = [next(full, n) if j else n for n, j in zip(names, is_joint)]
-    skeleton = Skeleton(names, parent, is_joint, bvh.rest_pose_positions())
+    frames = bvh.node_positions()
+    if not np.isfinite(frames).all():
+        raise MotionImportError(f"{path}: MOTION: NaN or infinite channel values")
+    skeleton = Skeleton(names, parent, is_joint, bvh.rest_pose_positions(), frames)
     if isinstance(joint_map, (str, Path)):
-        return skeleton, map_skeleton(path, skeleton, load_joint_map(joint_map), joint_map)
-    return skeleton, map_skeleton(path, skeleton, joint_map, None)
+        mapping, pose = map_skeleton(path, skeleton, load_joint_map(joint_map), joint_map)
+    else:
+        mapping, pose = map_skeleton(path, skeleton, joint_map, None)
+    return pose, mapping
 
 
 def _joint_names(path: Path) -> list[str]:
