@@ -107,7 +107,7 @@ class Skeleton:
              enumerate(parent)]
         )  # fmt: skip
         self.reach = np.zeros(n)
-        self.size = np.ones(n, dtype=int)
+        self.size = np.array(is_joint, dtype=int)  # joints in each subtree (not end sites)
         for i in reversed(self.preorder()):
             for c in self.kids[i]:
                 self.reach[i] = max(self.reach[i], self.bone[c] + self.reach[c])
@@ -181,6 +181,7 @@ def split_name(name: str) -> tuple[str, str]:
 # what rigs call a limb's joints (base names, see split_name): where a name says, it decides the
 # role within the limb the structure found; twist and helper joints match none of these
 ALIASES: dict[str, tuple[str, ...]] = {
+    "collar": ("shoulder", "clavicle", "collar"),  # only above the arm's shoulder joint
     "shoulder": ("arm", "uparm", "upperarm", "shldr", "shldrbend", "humerus"),
     "elbow": ("forearm", "lowarm", "lowerarm", "elbow", "forearmbend", "radius"),
     "wrist": ("hand", "wrist"),
@@ -201,16 +202,28 @@ def _named(sk: Skeleton, line: list[int], roles: tuple[str, ...]) -> dict[str, i
     return out
 
 
+def _same_bones(sk: Skeleton, a: int, b: int, reach: float) -> bool:
+    """Whether two branches' main lines start with bones of the same lengths (within 15% of
+    their reach): a leg and a tail of the same reach differ here, mirrored limbs do not."""
+    la, lb = sk.main_line(a)[0], sk.main_line(b)[0]
+    return all(abs(sk.bone[x] - sk.bone[y]) <= 0.15 * reach for x, y in zip(la, lb))
+
+
 def mirror_pairs(sk: Skeleton) -> list[tuple[int, int]]:
     """Sibling branches that mirror each other (sizes within 25%: a prop bone on one hand is
-    allowed; reach within 15%), longest first, none inside another's subtree."""
+    allowed; reach within 15%; bones alike along the main line), longest first, none inside
+    another's subtree."""
     pairs = []
     for i in range(len(sk.names)):
         big = [c for c in sk.kids[i] if sk.is_joint[c] and sk.branch(c) >= SIGNIFICANT * sk.scale]
         for a, b in itertools.combinations(big, 2):
             ra, rb = sk.branch(a), sk.branch(b)
             na, nb = sk.size[a], sk.size[b]
-            if min(na, nb) >= 0.75 * max(na, nb) and min(ra, rb) >= 0.85 * max(ra, rb):
+            if (
+                min(na, nb) >= 0.75 * max(na, nb)
+                and min(ra, rb) >= 0.85 * max(ra, rb)
+                and _same_bones(sk, a, b, max(ra, rb))
+            ):
                 pairs.append((a, b))
     pairs.sort(key=lambda p: -(sk.branch(p[0]) + sk.branch(p[1])))
     kept: list[tuple[int, int]] = []
@@ -290,7 +303,12 @@ def _arm(sk: Skeleton, root: int, leg: float) -> dict[str, int | None]:
     s, e, w = _best(scored, {p: named[r] for p, r in enumerate(roles) if r in named})
     collar = None
     before = [(sk.d(line[k], line[s]), k) for k in range(s) if sk.d(line[k], line[s]) > 0]
-    if before:
+    said = _named(sk, line, ("collar",)).get("collar")
+    if said is not None and any(k == said for _, k in before):
+        collar = line[said]  # a joint named so (not a zero-length hub above it)
+    elif before:
+        # a zero-length joint at the arm's hub (a hub above the collar) yields to a bone
+        before = [(d, k) for d, k in before if sk.bone[line[k]] > 0] or before
         far = max(d for d, _ in before)
         collar = line[max(k for d, k in before if d >= far - 1e-9)]
     hand = None
@@ -326,8 +344,9 @@ def _says(sk: Skeleton, pair: tuple[int, int], roles: tuple[str, ...]) -> int:
 
 
 def limbs(sk: Skeleton) -> tuple[tuple[int, int], tuple[int, int]]:
-    """(legs, arms): the two longest pairs of mirrored limbs, the legs being the pair whose
-    tips lie farther from the other pair's hub (unless the joints' names say otherwise)."""
+    """(legs, arms): the two longest pairs of mirrored limbs. The legs are the pair the
+    joints' names call legs, else the pair whose hub lies nearer the root (the spine climbs
+    from the legs to the arms), else the pair whose tips lie farther from the other's hub."""
     pairs = mirror_pairs(sk)
     if len(pairs) < 2:
         found = "; ".join(f"{sk.names[a]}/{sk.names[b]}" for a, b in pairs) or "none"
@@ -348,6 +367,9 @@ def limbs(sk: Skeleton) -> tuple[tuple[int, int], tuple[int, int]]:
     legs_q = _says(sk, q, leg_roles) - _says(sk, q, arm_roles)
     if legs_p > 0 > legs_q or legs_q > 0 > legs_p:
         return (p, q) if legs_p > legs_q else (q, p)
+    depth_p, depth_q = len(sk.ancestors(hub[p])), len(sk.ancestors(hub[q]))
+    if depth_p != depth_q:  # the arms hang from the top of the spine, the legs below it
+        return (p, q) if depth_p < depth_q else (q, p)
     # the feet lie farther from the arms' hub than the hands from the legs' hub
     far_p = np.linalg.norm(tips(p) - sk.rest[hub[q]], axis=1).mean()
     far_q = np.linalg.norm(tips(q) - sk.rest[hub[p]], axis=1).mean()

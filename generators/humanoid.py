@@ -24,6 +24,7 @@ the user has said which joint plays which role, and the rig is mapped as they sa
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 
@@ -243,6 +244,7 @@ def map_skeleton(
     for key, value in (joint_map or {}).items():
         if value is None:
             mapping.pop(INDEX[key], None)
+            partial.pop(INDEX[key], None)
             continue
         node = next((i for i in joints if sk.names[i] == value), None)
         if node is None:
@@ -255,6 +257,9 @@ def map_skeleton(
         missing.insert(1, "spine")
     if missing:
         draft = {**partial, **mapping}
+        missing = [n for n in missing if n == "spine" or INDEX[n] not in draft]
+        if any(j in draft for j in SPINE) and "spine" in missing:
+            missing.remove("spine")
         raise SkeletonMapError(
             f"{path}: cannot map the skeleton onto SMPL's joints{why}: found no joint for "
             f"{', '.join(missing)}; joints in the file: "
@@ -299,3 +304,29 @@ def candidates(sk: Skeleton, known: dict[int, int]) -> dict[str, list[str]]:
         pool.sort(key=lambda i: split_name(sk.names[i])[1] not in said)
         out[name] = [sk.names[i] for i in pool]
     return out
+
+
+def draft_text(path: str | Path, err: SkeletonMapError, joints: list[str]) -> str:
+    """A draft joint map (YAML) to complete: one ``smpl_joint: "BVH joint"`` line per SMPL
+    joint, those not placed ``null`` with a comment listing the joints that may play them."""
+    required = set(REQUIRED) | {"spine3"}
+    lines = [
+        f"# DRAFT joint map for {path}: not every joint could be placed.",
+        "# Replace each `null  # UNKNOWN` line's null by the BVH joint that plays it (the",
+        "# required ones at least; a joint left null stays at rest), then pass this file back:",
+        f"#   tempogen human map {path} --joint-map THIS.yaml",
+        "# The joints given were placed by the rig's structure: check them too. spine3 is the",
+        "# spine joint the arms hang from; spine1/spine2 lie below it, if any.",
+        f"# joints in the file: {', '.join(joints)}",
+    ]
+    for name, value in err.draft.items():
+        if value is not None:
+            lines.append(f"{name}: {json.dumps(value)}")
+            continue
+        pool = err.candidates.get(name, [])
+        shown = ", ".join(json.dumps(n) for n in pool[:SHOWN]) + (
+            ", ..." if len(pool) > SHOWN else ""
+        )
+        need = "required" if name in required else "optional"
+        lines.append(f"{name}: null  # UNKNOWN ({need}): pick one of {shown or '(none)'}")
+    return "\n".join(lines) + "\n"

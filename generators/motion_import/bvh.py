@@ -18,10 +18,11 @@ from tempogen.generators.bvh_map import (
     SPINE,
     MotionImportError,
     Skeleton,
+    SkeletonMapError,
     describe,
     load_joint_map,
 )
-from tempogen.generators.humanoid import map_skeleton
+from tempogen.generators.humanoid import draft_text, map_skeleton
 from tempogen.generators.motion_import.common import CAMERA_TO_Y_UP, Z_UP_TO_Y_UP, check_fps
 from tempogen.generators.motion_import.retarget import retarget, unit
 from tempogen.generators.poses import PoseSequence
@@ -97,11 +98,17 @@ def skeleton_map(
     path: str | Path, joint_map: str | Path | dict[str, str | None] | None = None
 ) -> dict[str, str]:
     """Which BVH joint drives each SMPL joint in ``path`` (SMPL name -> BVH name), as
-    :func:`load_bvh` maps it: what ``tempogen human map`` prints, and a joint map to edit."""
+    :func:`load_bvh` maps it: what ``tempogen human map`` prints, and a joint map to edit.
+    A rig that cannot be mapped raises :class:`SkeletonMapError` carrying a draft map."""
     p = Path(path)
     bvh = _read_bvh(p)
     skeleton, mapping = _mapped(p, bvh, joint_map)
     return describe(skeleton, mapping)
+
+
+def draft_joint_map(path: str | Path, err: SkeletonMapError) -> str:
+    """The draft joint map (YAML text) for a BVH file ``err`` says cannot be mapped."""
+    return draft_text(path, err, [n for n in _joint_names(Path(path))])
 
 
 def _mapped(
