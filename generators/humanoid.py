@@ -200,7 +200,9 @@ def find_mapping(sk: Skeleton) -> tuple[dict[int, int], Skeleton]:
 
 def reference_pose(sk: Skeleton, mapping: dict[int, int]) -> Skeleton:
     """The pose the retargeting aligns to: the rest pose if it is a standing body under
-    ``mapping``, else the first such frame of the motion, else the rest pose."""
+    ``mapping``, else the first such frame of the motion (capture files start in the rig's
+    rest or calibration pose; a frame's twist about each limb is taken as the rest's), else
+    the rest pose."""
     for pose in _poses(sk):
         if body_problem(pose, mapping) is None:
             return pose

@@ -256,16 +256,17 @@ def _pair(lay: _Layout, parent: str, name: str, points, end) -> None:
 
 
 def _elephant() -> _Layout:
-    """Four legs under a level spine, a trunk hanging from the head, ears, a tail."""
+    """Four legs under a spine rising to the withers (as an elephant's), a trunk hanging from
+    the head, ears, a tail: the structure alone takes it for a person sitting, arms forward."""
     lay = _Layout()
     lay.add("Hips", None, [0, 160, 0])
-    _pair(lay, "Hips", "{s}_Hind{k}", [[35, 150, 0], [35, 90, 5], [35, 25, 0], [35, 5, 10]],
-          [35, 0, 25])  # fmt: skip
-    lay.chain("Hips", [("Spine", [0, 165, 50], ""), ("Spine1", [0, 170, 100], ""),
-                       ("Chest", [0, 170, 150], "")])  # fmt: skip
-    _pair(lay, "Chest", "{s}_Front{k}", [[35, 150, 150], [35, 90, 155], [35, 25, 150],
+    _pair(lay, "Hips", "{s}_Hind{k}", [[35, 150, 0], [35, 90, 5], [35, 25, 0], [35, 5, -5]],
+          [35, 0, -10])  # fmt: skip
+    lay.chain("Hips", [("Spine", [0, 175, 50], ""), ("Spine1", [0, 190, 100], ""),
+                       ("Chest", [0, 200, 150], "")])  # fmt: skip
+    _pair(lay, "Chest", "{s}_Front{k}", [[35, 185, 150], [35, 100, 155], [35, 25, 150],
                                          [35, 5, 160]], [35, 0, 175])  # fmt: skip
-    head = lay.chain("Chest", [("Neck", [0, 180, 180], ""), ("Head", [0, 200, 210], "")])
+    head = lay.chain("Chest", [("Neck", [0, 210, 180], ""), ("Head", [0, 225, 210], "")])
     trunk = lay.chain(head, [(f"Trunk{k}", [0, 170 - 40 * k, 240 + 5 * k], "") for k in range(4)])
     lay.end(trunk, [0, 20, 255])
     _pair(lay, head, "{s}_Ear{k}", [[30, 205, 205]], [50, 195, 200])
