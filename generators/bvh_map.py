@@ -181,7 +181,6 @@ def split_name(name: str) -> tuple[str, str]:
 # what rigs call a limb's joints (base names, see split_name): where a name says, it decides the
 # role within the limb the structure found; twist and helper joints match none of these
 ALIASES: dict[str, tuple[str, ...]] = {
-    "collar": ("shoulder", "clavicle", "collar"),  # only above the arm's shoulder joint
     "shoulder": ("arm", "uparm", "upperarm", "shldr", "shldrbend", "humerus"),
     "elbow": ("forearm", "lowarm", "lowerarm", "elbow", "forearmbend", "radius"),
     "wrist": ("hand", "wrist"),
@@ -303,10 +302,7 @@ def _arm(sk: Skeleton, root: int, leg: float) -> dict[str, int | None]:
     s, e, w = _best(scored, {p: named[r] for p, r in enumerate(roles) if r in named})
     collar = None
     before = [(sk.d(line[k], line[s]), k) for k in range(s) if sk.d(line[k], line[s]) > 0]
-    said = _named(sk, line, ("collar",)).get("collar")
-    if said is not None and any(k == said for _, k in before):
-        collar = line[said]  # a joint named so (not a zero-length hub above it)
-    elif before:
+    if before:
         # a zero-length joint at the arm's hub (a hub above the collar) yields to a bone
         before = [(d, k) for d, k in before if sk.bone[line[k]] > 0] or before
         far = max(d for d, _ in before)

@@ -266,7 +266,7 @@ def _elephant() -> _Layout:
                        ("Chest", [0, 200, 150], "")])  # fmt: skip
     _pair(lay, "Chest", "{s}_Front{k}", [[35, 185, 150], [35, 100, 155], [35, 25, 150],
                                          [35, 5, 160]], [35, 0, 175])  # fmt: skip
-    head = lay.chain("Chest", [("Neck", [0, 210, 180], ""), ("Head", [0, 225, 210], "")])
+    head = lay.chain("Chest", [("Neck", [0, 210, 180], ""), ("Head", [0, 225, 210], "head")])
     trunk = lay.chain(head, [(f"Trunk{k}", [0, 170 - 40 * k, 240 + 5 * k], "") for k in range(4)])
     lay.end(trunk, [0, 20, 255])
     _pair(lay, head, "{s}_Ear{k}", [[30, 205, 205]], [50, 195, 200])
@@ -310,8 +310,42 @@ def _bird() -> _Layout:
     return lay
 
 
+def _bent_elephant() -> _Layout:
+    """The elephant re-rigged with every bone along +x at rest: only its motion is an
+    elephant's (the rule is then read in the frames)."""
+    lay = _elephant()
+    bent = _Bent(lay, _along_x)
+
+    class Rig(_Layout):
+        def text(self, local, root, world=np.eye(3)) -> str:
+            return bent.text(local, root)
+
+    rig = Rig()
+    rig.nodes = lay.nodes
+    return rig
+
+
+def _rearing_elephant() -> _Layout:
+    """The elephant reared up on its hind legs in every frame (its spine upright, its hind
+    legs under it: a person's shape): the rest pose still says what it is."""
+    lay = _elephant()
+
+    class Rig(_Layout):
+        def text(self, local, root, world=np.eye(3)) -> str:
+            n = root.shape[0]
+            up = Rotation.from_euler("x", np.full((n, 1), -75.0), degrees=True).as_matrix()
+            rear = {"Hips": up, "L_Hind0": np.swapaxes(up, 1, 2), "R_Hind0": np.swapaxes(up, 1, 2)}
+            return lay.text(rear, root)
+
+    rig = Rig()
+    rig.nodes = lay.nodes
+    return rig
+
+
 _ANIMALS = {
     "elephant": (_elephant, "four limbs reach the ground"),
+    "elephant-bent": (_bent_elephant, "four limbs reach the ground"),
+    "elephant-rearing": (_rearing_elephant, "four limbs reach the ground"),
     "crab": (_crab, "10 mirrored limbs of leg length"),
     "snake": (_snake, "a single chain of 13 joints"),
     "bird": (_bird, "no arms above the hips"),
