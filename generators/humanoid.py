@@ -2,8 +2,11 @@
 
 The structural mapper (:mod:`tempogen.generators.bvh_map`) reads one pose. The rest pose is
 tried first; where it is not a standing body (every bone along one axis, a leg folded along
-the spine) frames of the motion are tried, and the mapping most of the body-shaped frames
-agree on is kept, with the first such frame as the pose the retargeting aligns to.
+the spine) evenly spaced frames of the motion are tried, and the mapping most of the
+body-shaped frames agree on is kept, with the first such frame as the pose the retargeting
+aligns to. Where no pose is a body, a rest-pose mapping the joints' names completed is kept
+(as before this module); else the rig is a :class:`SkeletonMapError` carrying a draft joint
+map (what could be placed, and the candidates for the rest).
 
 A rig is refused as not a humanoid (:class:`NotHumanoidError`), before anything renders, when:
 
@@ -14,8 +17,9 @@ A rig is refused as not a humanoid (:class:`NotHumanoidError`), before anything 
 - the spine lies level between the two limb hubs, with neither pair running along it, and one
   pair hanging side by side: "four limbs reach the ground" when both pairs do (a quadruped,
   an elephant whose trunk would be taken for a head), else "no arms above the hips" (a bird,
-  whose wings spread from a level body). That is read in the rest pose, or in most of the
-  frames tried when the rest pose maps nothing.
+  whose wings spread from a level body). That is read in the rest pose (an animal that rears
+  up in every frame is still one), or in most of the frames tried when the rest pose maps
+  nothing.
 
 A tail, a prop on one hand, fingers, toes, IK bones or face joints leave a humanoid one. A joint
 map that names every required joint (:data:`REQUIRED` and one spine joint) overrides a refusal:
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -140,13 +145,13 @@ def body_problem(sk: Skeleton, mapping: dict[int, int]) -> str | None:
     return None
 
 
-def _poses(sk: Skeleton) -> list[Skeleton]:
-    """The rest pose, then evenly spaced frames of the motion."""
-    if sk.frames is None or not len(sk.frames):
-        return [sk]
-    n = len(sk.frames)
-    picks = np.unique(np.linspace(0, n - 1, min(n, FRAMES_TRIED)).round().astype(int))
-    return [sk, *(sk.at(int(t)) for t in picks)]
+def _poses(sk: Skeleton) -> Iterator[Skeleton]:
+    """The rest pose, then evenly spaced frames of the motion (posed as they are asked for)."""
+    yield sk
+    if sk.frames is not None and len(sk.frames):
+        n = len(sk.frames)
+        for t in np.unique(np.linspace(0, n - 1, min(n, FRAMES_TRIED)).round().astype(int)):
+            yield sk.at(int(t))
 
 
 def find_mapping(sk: Skeleton) -> tuple[dict[int, int], Skeleton]:

@@ -108,7 +108,7 @@ def skeleton_map(
 
 def draft_joint_map(path: str | Path, err: SkeletonMapError) -> str:
     """The draft joint map (YAML text) for a BVH file ``err`` says cannot be mapped."""
-    return draft_text(path, err, [n for n in _joint_names(Path(path))])
+    return draft_text(path, err, _joint_names(Path(path)))
 
 
 def _mapped(
