@@ -334,15 +334,10 @@ def _sides(sk: Skeleton, pair: tuple[int, int], left_axis: np.ndarray | None) ->
     return pair if x[0] > x[1] else pair[::-1]
 
 
-def _says(sk: Skeleton, pair: tuple[int, int], roles: tuple[str, ...]) -> int:
-    """How many joints along the pair's main lines are named as one of ``roles``."""
-    return sum(len(_named(sk, sk.main_line(m)[0], roles)) for m in pair)
-
-
 def limbs(sk: Skeleton) -> tuple[tuple[int, int], tuple[int, int]]:
-    """(legs, arms): the two longest pairs of mirrored limbs. The legs are the pair the
-    joints' names call legs, else the pair whose hub lies nearer the root (the spine climbs
-    from the legs to the arms), else the pair whose tips lie farther from the other's hub."""
+    """(legs, arms): the two longest pairs of mirrored limbs. The legs are the pair whose hub
+    lies nearer the root (the spine climbs from the legs to the arms; any pose), else, hubs
+    as deep, the pair whose tips lie farther from the other's hub."""
     pairs = mirror_pairs(sk)
     if len(pairs) < 2:
         found = "; ".join(f"{sk.names[a]}/{sk.names[b]}" for a, b in pairs) or "none"
@@ -358,11 +353,6 @@ def limbs(sk: Skeleton) -> tuple[tuple[int, int], tuple[int, int]]:
     def tips(pair: tuple[int, int]) -> np.ndarray:
         return np.array([sk.main_line(m)[1] for m in pair])
 
-    leg_roles, arm_roles = ("hip", "knee", "ankle"), ("shoulder", "elbow", "wrist")
-    legs_p = _says(sk, p, leg_roles) - _says(sk, p, arm_roles)
-    legs_q = _says(sk, q, leg_roles) - _says(sk, q, arm_roles)
-    if legs_p > 0 > legs_q or legs_q > 0 > legs_p:
-        return (p, q) if legs_p > legs_q else (q, p)
     depth_p, depth_q = len(sk.ancestors(hub[p])), len(sk.ancestors(hub[q]))
     if depth_p != depth_q:  # the arms hang from the top of the spine, the legs below it
         return (p, q) if depth_p < depth_q else (q, p)

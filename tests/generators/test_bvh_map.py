@@ -342,7 +342,19 @@ def _rearing_elephant() -> _Layout:
     return rig
 
 
+def _no_spine() -> _Layout:
+    """Arms and legs all hang from one joint, a head on a stalk above it: no spine."""
+    lay = _Layout()
+    lay.add("Body", None, [0, 90, 0])
+    _pair(lay, "Body", "{s}_Leg{k}", [[10, 85, 0], [12, 45, 2], [12, 5, 0]], [12, 0, 12])
+    _pair(lay, "Body", "{s}_Arm{k}", [[15, 95, 0], [40, 95, 0]], [60, 95, 0])
+    lay.end(lay.chain("Body", [("Stalk", [0, 120, 0], ""), ("Head", [0, 140, 0], "")]),
+            [0, 160, 0])  # fmt: skip
+    return lay
+
+
 _ANIMALS = {
+    "no-spine": (_no_spine, "both pairs of limbs (L_Leg0/R_Leg0, L_Arm0/R_Arm0) branch off"),
     "elephant": (_elephant, "four limbs reach the ground"),
     "elephant-bent": (_bent_elephant, "four limbs reach the ground"),
     "elephant-rearing": (_rearing_elephant, "four limbs reach the ground"),
