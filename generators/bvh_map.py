@@ -2,7 +2,9 @@
 
 A humanoid BVH is a tree whose long branches are two pairs of mirrored limbs (legs, arms), a
 spine between their two hubs and a neck-and-head chain above the arms' hub. The mapper finds
-those in the rest pose (``OFFSET``\\ s) whatever the joints are called, and whatever extra
+those in one pose (the rest pose from the ``OFFSET``\\ s, or a frame of the motion where the
+rest is not a body: :mod:`tempogen.generators.humanoid` picks which, and refuses rigs that are
+not humanoid) whatever the joints are called, and whatever extra
 joints a rig adds (CMU's ``LHipJoint``, DAZ's bend/twist pairs, Unreal's twist bones, any
 spine length, fingers, toes). Roles along a limb come from the mannequin's proportions: the
 knee splits hip-to-ankle in two near-equal bones, the wrist ends an arm about 0.67 legs long.
@@ -17,13 +19,11 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from tempogen.errors import InputFileError
-from tempogen.generators.skeleton import INDEX, JOINTS, REST_JOINTS
+from tempogen.generators.skeleton import INDEX, REST_JOINTS
 
 
 class MotionImportError(InputFileError):
@@ -412,13 +412,15 @@ def map_by_structure(sk: Skeleton, partial: dict[int, int] | None = None) -> dic
             problems.append(str(exc))
             continue
         for side, m in zip(("left", "right"), sides):
-            try:
-                roles = leg[m] if kind == "legs" else _arm(sk, m, length)
-            except (KeyError, Unmapped) as exc:
-                if isinstance(exc, Unmapped):
+            roles = leg.get(m) if kind == "legs" else None
+            if kind == "arms":
+                try:
+                    roles = _arm(sk, m, length)
+                except Unmapped as exc:
                     problems.append(str(exc))
-                continue
-            mapping.update({INDEX[f"{side}_{r}"]: j for r, j in roles.items() if j is not None})
+            for r, j in (roles or {}).items():
+                if j is not None:
+                    mapping[INDEX[f"{side}_{r}"]] = j
 
     if necks:
         line, _ = sk.main_line(max(necks, key=lambda c: (sk.branch(c), -c)))
@@ -445,28 +447,3 @@ def spine_slots(n: int) -> list[int]:
     slots = [-1] * n
     slots[0], slots[(n - 1) // 2 if n > 3 else 1], slots[-1] = SPINE
     return slots
-
-
-def load_joint_map(path: str | Path) -> dict[str, str | None]:
-    """A YAML joint map: SMPL joint name -> BVH joint name (``null`` leaves it unmapped)."""
-    from tempogen.io import load_yaml
-
-    data, lines = load_yaml(path, "joint map")
-    if not isinstance(data, dict):
-        raise MotionImportError(
-            f"{path}: a joint map is a mapping of SMPL joint names to BVH joint names"
-        )
-    out: dict[str, str | None] = {}
-    for key, value in data.items():
-        where = f"{path}:{lines.get(str(key), 1)}: {key}"
-        if key not in INDEX:
-            raise MotionImportError(f"{where}: not an SMPL joint; one of {', '.join(JOINTS)}")
-        if value is not None and not isinstance(value, str):
-            raise MotionImportError(f"{where}: expected a BVH joint name or null, got {value!r}")
-        out[str(key)] = value
-    return out
-
-
-def describe(sk: Skeleton, mapping: dict[int, int]) -> dict[str, Any]:
-    """The mapping by name (SMPL joint -> BVH joint), as a joint map file would hold it."""
-    return {JOINTS[j]: sk.names[node] for j, node in sorted(mapping.items())}

@@ -23,7 +23,9 @@ A rig is refused as not a humanoid (:class:`NotHumanoidError`), before anything 
 
 A tail, a prop on one hand, fingers, toes, IK bones or face joints leave a humanoid one. A joint
 map that names every required joint (:data:`REQUIRED` and one spine joint) overrides a refusal:
-the user has said which joint plays which role, and the rig is mapped as they say.
+the user has said which joint plays which role, and the rig is mapped as they say. Joint maps
+are read (:func:`load_joint_map`), laid over the structure's answer (:func:`map_skeleton`) and
+drafted for a rig that cannot be placed (:func:`draft_text`) here.
 """
 
 from __future__ import annotations
@@ -32,6 +34,7 @@ import json
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -337,3 +340,28 @@ def draft_text(path: str | Path, err: SkeletonMapError, joints: list[str]) -> st
         need = "required" if name in required else "optional"
         lines.append(f"{name}: null  # UNKNOWN ({need}): pick one of {shown or '(none)'}")
     return "\n".join(lines) + "\n"
+
+
+def load_joint_map(path: str | Path) -> dict[str, str | None]:
+    """A YAML joint map: SMPL joint name -> BVH joint name (``null`` leaves it unmapped)."""
+    from tempogen.io import load_yaml
+
+    data, lines = load_yaml(path, "joint map")
+    if not isinstance(data, dict):
+        raise MotionImportError(
+            f"{path}: a joint map is a mapping of SMPL joint names to BVH joint names"
+        )
+    out: dict[str, str | None] = {}
+    for key, value in data.items():
+        where = f"{path}:{lines.get(str(key), 1)}: {key}"
+        if key not in INDEX:
+            raise MotionImportError(f"{where}: not an SMPL joint; one of {', '.join(JOINTS)}")
+        if value is not None and not isinstance(value, str):
+            raise MotionImportError(f"{where}: expected a BVH joint name or null, got {value!r}")
+        out[str(key)] = value
+    return out
+
+
+def describe(sk: Skeleton, mapping: dict[int, int]) -> dict[str, Any]:
+    """The mapping by name (SMPL joint -> BVH joint), as a joint map file would hold it."""
+    return {JOINTS[j]: sk.names[node] for j, node in sorted(mapping.items())}

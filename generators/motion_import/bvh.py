@@ -14,15 +14,8 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from tempogen.generators.bvh_map import (
-    SPINE,
-    MotionImportError,
-    Skeleton,
-    SkeletonMapError,
-    describe,
-    load_joint_map,
-)
-from tempogen.generators.humanoid import draft_text, map_skeleton
+from tempogen.generators.bvh_map import SPINE, MotionImportError, Skeleton, SkeletonMapError
+from tempogen.generators.humanoid import describe, draft_text, load_joint_map, map_skeleton
 from tempogen.generators.motion_import.common import CAMERA_TO_Y_UP, Z_UP_TO_Y_UP, check_fps
 from tempogen.generators.motion_import.retarget import retarget, unit
 from tempogen.generators.poses import PoseSequence
