@@ -418,9 +418,9 @@ def map_by_structure(sk: Skeleton, partial: dict[int, int] | None = None) -> dic
                     roles = _arm(sk, m, length)
                 except Unmapped as exc:
                     problems.append(str(exc))
-            for r, j in (roles or {}).items():
-                if j is not None:
-                    mapping[INDEX[f"{side}_{r}"]] = j
+            for role, node in (roles or {}).items():
+                if node is not None:
+                    mapping[INDEX[f"{side}_{role}"]] = node
 
     if necks:
         line, _ = sk.main_line(max(necks, key=lambda c: (sk.branch(c), -c)))
