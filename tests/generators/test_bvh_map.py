@@ -19,17 +19,20 @@ from test_motion_import import (
     _Layout,
     _layout_motion,
     _mixamo,
+    _odd_arms,
     _plain,
     _world,
 )
 
+from tempogen.generators.bvh_map import Skeleton
+from tempogen.generators.humanoid import body_problem, level_body
 from tempogen.generators.motion_import import (
     NotHumanoidError,
     SkeletonMapError,
     load_bvh,
     skeleton_map,
 )
-from tempogen.generators.skeleton import INDEX
+from tempogen.generators.skeleton import INDEX, PARENTS, REST_JOINTS
 from tempogen.io import write_text
 
 X, Y = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
@@ -240,6 +243,109 @@ def test_cli_human_map_prints_a_draft_to_complete_and_pass_back(tmp_path: Path) 
     write_text(tmp_path / "draft.yaml", res.stdout)
     same = run_cli("human", "map", path, "--joint-map", tmp_path / "draft.yaml", fork=True)
     assert same.returncode == 2 and "found no joint for" in same.stderr
+
+
+def _candidates(draft: str) -> dict[str, list[str]]:
+    """SMPL joint -> the BVH joints a draft offers for it."""
+    out = {}
+    for line in draft.splitlines():
+        if ": null  # UNKNOWN" in line:
+            offered = line.split("pick one of ")[1].removesuffix(", ...")
+            out[line.split(":")[0]] = yaml.safe_load(f"[{offered}]") if '"' in offered else []
+    return out
+
+
+def test_draft_offers_joints_of_the_right_side_below_the_known_parent(tmp_path: Path) -> None:
+    """Arms from different spine joints: nothing is placed. The draft offers, for each joint,
+    joints whose names are not of the other side, the one whose name says the role first; once
+    a joint map places a hip, its knee is offered only the joints below that hip."""
+    lay = _odd_arms()
+    root, local = _layout_motion(lay, 2)
+    path = tmp_path / "odd.bvh"
+    write_text(path, lay.text(local, root))
+    res = run_cli("human", "map", path, fork=True)
+    assert res.returncode == 2 and "found 1 pair(s) of mirrored limbs" in res.stderr
+    offered = _candidates(res.stdout)
+    assert set(offered) == set(INDEX)  # nothing placed
+    assert offered["left_knee"][0] == "LeftLeg" and offered["right_elbow"][0] == "RightForeArm"
+    assert not any(n.startswith("Right") for n in offered["left_knee"])
+    assert not any(n.startswith("Left") for n in offered["right_wrist"])
+    assert not any(n.startswith(("Left", "Right")) for n in offered["spine1"])
+    hip = tmp_path / "hip.yaml"
+    write_text(hip, "left_hip: LeftUpLeg\n")
+    res = run_cli("human", "map", path, "--joint-map", hip, fork=True)
+    assert res.returncode == 2 and 'left_hip: "LeftUpLeg"' in res.stdout
+    assert _candidates(res.stdout)["left_knee"] == ["LeftLeg", "LeftFoot", "LeftToeBase"]
+
+
+def _pose(points: dict[str, np.ndarray]) -> tuple[Skeleton, dict[int, int]]:
+    """A skeleton of SMPL's tree standing at the mannequin's rest joints, some moved to
+    ``points``; mapped one to one."""
+    parents = [int(p) for p in PARENTS]
+    rest = REST_JOINTS.copy()
+    for name, where in points.items():
+        rest[INDEX[name]] = where
+    sk = Skeleton(list(INDEX), parents, [True] * len(parents), rest)
+    return sk, {j: j for j in range(len(parents))}
+
+
+_AT = {name: REST_JOINTS[j] for name, j in INDEX.items()}
+
+
+@pytest.mark.parametrize(
+    "moved, problem",
+    [
+        ({}, None),
+        ({"left_ankle": _AT["left_hip"] + [0.0, -0.5, 0.5]}, None),  # a kick forward, 45 deg
+        ({"left_ankle": _AT["left_hip"] + [0.0, -0.3, 0.6]}, "the left leg does not hang"),
+        ({"right_ankle": _AT["right_hip"] + [0.0, 0.8, 0.0]}, "the right leg does not hang"),
+        ({"right_hip": _AT["left_hip"]}, "the left and right hips are one point"),
+        ({"right_shoulder": _AT["left_shoulder"]}, "the left and right shoulders are one point"),
+        ({"spine3": _AT["pelvis"]}, "the spine has no length"),
+    ],
+)
+def test_body_problem_says_which_pose_is_not_a_standing_body(moved, problem) -> None:
+    got = body_problem(*_pose(moved))
+    assert got == problem if problem is None else got is not None and got.startswith(problem)
+
+
+@pytest.mark.parametrize(
+    "tilt, wings, reason",
+    [
+        (0.0, False, "four limbs reach the ground"),
+        (25.0, False, "four limbs reach the ground"),  # withers above the hips
+        (25.0, True, "no arms above the hips"),
+        (70.0, False, None),  # the spine runs along the legs: upright, not level
+        (0.0, None, None),  # a T-pose: legs along the spine
+    ],
+)
+def test_level_body_tells_a_level_spine_over_hanging_limbs(tilt, wings, reason) -> None:
+    """Hips at the origin, the chest 1 m away tilted up by ``tilt`` degrees, legs hanging
+    straight down from both (wings: the front pair spreads sideways; None: a person)."""
+    up = np.radians(tilt)
+    chest = np.array([0.0, np.sin(up), np.cos(up)])
+    names = ["hips", "chest", "l_leg", "l_foot", "r_leg", "r_foot", "l_arm", "l_hand", "r_arm",
+             "r_hand"]  # fmt: skip
+    if wings is None:  # a standing person: chest above the hips, arms out to the sides
+        chest = np.array([0.0, 1.0, 0.0])
+        ends = [[0.2, -0.9, 0.0], [-0.2, -0.9, 0.0], [0.8, 1.0, 0.0], [-0.8, 1.0, 0.0]]
+    elif wings:
+        ends = [[0.2, -0.9, 0.0], [-0.2, -0.9, 0.0], chest + [0.9, 0, 0], chest + [-0.9, 0, 0]]
+    else:
+        ends = [
+            [0.2, -0.9, 0.0],
+            [-0.2, -0.9, 0.0],
+            chest + [0.2, -0.9, 0],
+            chest + [-0.2, -0.9, 0],
+        ]
+    roots = [[0.2, 0, 0], [-0.2, 0, 0], chest + [0.2, 0, 0], chest + [-0.2, 0, 0]]
+    rest = [np.zeros(3), chest]
+    for root, end in zip(roots, ends):
+        rest += [np.array(root, dtype=float), np.array(end, dtype=float)]
+    parent = [-1, 0, 0, 2, 0, 4, 1, 6, 1, 8]
+    sk = Skeleton(names, parent, [True] * 10, np.array(rest))
+    got = level_body(sk, (2, 4), (6, 8))
+    assert got == reason if reason is None else got is not None and got.startswith(reason)
 
 
 # ------------------------------------------------------------------ rigs that are not humanoid
