@@ -82,9 +82,10 @@ def structural_refusal(sk: Skeleton) -> str | None:
         i for i in joints if sum(sk.is_joint[c] and sk.branch(c) >= big for c in sk.kids[i]) >= 2
     ]
     if not forks:
+        line = sk.main_line(joints[0])[0]
         return (
-            f"a single chain of {len(joints)} joints ({sk.names[joints[0]]} ... "
-            f"{sk.names[joints[-1]]}): no limbs branch off it"
+            f"a single chain of {len(line)} joints ({sk.names[line[0]]} ... "
+            f"{sk.names[line[-1]]}): no limbs branch off it"
         )
     members = {m for pair in mirror_pairs(sk) for m in pair}
     longest = max((sk.branch(m) for m in members), default=0.0)
@@ -157,14 +158,16 @@ def _poses(sk: Skeleton) -> Iterator[Skeleton]:
             yield sk.at(int(t))
 
 
-def find_mapping(sk: Skeleton) -> tuple[dict[int, int], Skeleton]:
-    """SMPL joint index -> BVH node index, and the pose it was read in (``sk`` itself or one
-    frame of it). Raises ``_Refused`` for a rig that is not a humanoid's, :class:`Unmapped`
-    (with the best partial mapping) for one whose joints could not all be placed."""
+def find_mapping(sk: Skeleton) -> dict[int, int]:
+    """SMPL joint index -> BVH node index, read in the rest pose or, where that is not a
+    standing body, in the frames tried. Raises ``_Refused`` for a rig that is not a humanoid's
+    (its rest pose, or at least half the poses tried, are an animal's: a quadruped rearing up
+    in a few frames is still one), :class:`Unmapped` (with the best partial mapping) for one
+    whose joints could not all be placed."""
     reason = structural_refusal(sk)
     if reason:
         raise _Refused(reason)
-    good: list[tuple[dict[int, int], Skeleton]] = []
+    good: list[dict[int, int]] = []
     levels: list[str] = []
     problems: list[Unmapped] = []
     rest_mapping: dict[int, int] | None = None
@@ -188,18 +191,18 @@ def find_mapping(sk: Skeleton) -> tuple[dict[int, int], Skeleton]:
             continue
         if body_problem(pose, mapping) is None:
             if k == 0:
-                return mapping, pose
-            good.append((mapping, pose))
+                return mapping
+            good.append(mapping)
         elif k == 0:
             rest_mapping = mapping
-    if good:
-        votes = Counter(tuple(sorted(m.items())) for m, _ in good)
-        top = max(votes.values())
-        return next((m, pose) for m, pose in good if votes[tuple(sorted(m.items()))] == top)
-    if levels and 2 * len(levels) >= len(levels) + len(problems) + (rest_mapping is not None):
+    tried = len(levels) + len(good) + len(problems) + (rest_mapping is not None)
+    if levels and 2 * len(levels) >= tried:
         raise _Refused(levels[0])
+    if good:
+        votes = Counter(tuple(sorted(m.items())) for m in good)
+        return dict(votes.most_common(1)[0][0])  # ties: the earliest frame's
     if rest_mapping is not None:
-        return rest_mapping, sk  # the rest pose maps, though not as a standing body: as before
+        return rest_mapping  # the rest pose maps, though not as a standing body: as before
     if not problems:
         raise Unmapped("no pose of the rig is a standing body")
     best = max(problems, key=lambda e: len(e.partial))
@@ -238,7 +241,7 @@ def map_skeleton(
     joints = [i for i in range(len(sk.names)) if sk.is_joint[i]]
     partial: dict[int, int] = {}
     try:
-        mapping, _ = find_mapping(sk)
+        mapping = find_mapping(sk)
         why = ""
     except _Refused as exc:
         if not _covers(joint_map):

@@ -354,13 +354,13 @@ def test_level_body_tells_a_level_spine_over_hanging_limbs(tilt, wings, reason) 
 # ------------------------------------------------------------------ rigs that are not humanoid
 
 
-def _pair(lay: _Layout, parent: str, name: str, points, end) -> None:
+def _pair(lay: _Layout, parent: str, name: str, points, end, words=None) -> None:
     """A mirrored pair of chains: ``points`` (x >= 0, cm) for the left one, x mirrored for the
-    right one; ``name`` takes the side letter and the link's number."""
+    right one; ``name`` takes the side letter and the link's number (or its word)."""
     for side, sx in (("L", 1.0), ("R", -1.0)):
         flip = np.array([sx, 1.0, 1.0])
-        tip = lay.chain(parent, [(name.format(s=side, k=k), np.array(p) * flip, "")
-                                 for k, p in enumerate(points)])  # fmt: skip
+        tip = lay.chain(parent, [(name.format(s=side, k=words[k] if words else k),
+                                  np.array(p) * flip, "") for k, p in enumerate(points)])  # fmt: skip
         lay.end(tip, np.array(end) * flip)
 
 
@@ -369,8 +369,14 @@ def _elephant() -> _Layout:
     the head, ears, a tail: the structure alone takes it for a person sitting, arms forward."""
     lay = _Layout()
     lay.add("Hips", None, [0, 160, 0])
-    _pair(lay, "Hips", "{s}_Hind{k}", [[35, 150, 0], [35, 90, 5], [35, 25, 0], [35, 5, -5]],
-          [35, 0, -10])  # fmt: skip
+    _pair(
+        lay,
+        "Hips",
+        "{s}_{k}",
+        [[35, 150, 0], [35, 90, 5], [35, 25, 0], [35, 5, -5]],
+        [35, 0, -10],
+        ["Thigh", "Calf", "Foot", "Toe0"],
+    )  # fmt: skip (Truebones' names)
     lay.chain("Hips", [("Spine", [0, 175, 50], ""), ("Spine1", [0, 190, 100], ""),
                        ("Chest", [0, 200, 150], "")])  # fmt: skip
     _pair(lay, "Chest", "{s}_Front{k}", [[35, 185, 150], [35, 100, 155], [35, 25, 150],
@@ -397,11 +403,12 @@ def _crab() -> _Layout:
 
 
 def _snake() -> _Layout:
-    """A chain of twelve joints."""
+    """A chain of twelve joints, two small fangs at its head (no limbs)."""
     lay = _Layout()
     tip = lay.chain(lay.add("Root", None, [0, 5, 0]),
                     [(f"Seg{k}", [0, 5, -15.0 * (k + 1)], "") for k in range(12)])  # fmt: skip
     lay.end(tip, [0, 5, -195])
+    _pair(lay, "Root", "{s}_Fang{k}", [[1, 4, 2]], [1.5, 2, 3])
     return lay
 
 
@@ -419,36 +426,29 @@ def _bird() -> _Layout:
     return lay
 
 
-def _bent_elephant() -> _Layout:
-    """The elephant re-rigged with every bone along +x at rest: only its motion is an
-    elephant's (the rule is then read in the frames)."""
-    lay = _elephant()
-    bent = _Bent(lay, _along_x)
+def _elephant_moving(bent: bool, rearing: slice) -> Callable[[], _Layout]:
+    """The elephant, re-rigged with every bone along +x at rest if ``bent`` (only its motion
+    is then an elephant's), reared up on its hind legs in the frames ``rearing`` picks (its
+    spine upright, its hind legs under it: a person's shape there)."""
 
-    class Rig(_Layout):
-        def text(self, local, root, world=np.eye(3)) -> str:
-            return bent.text(local, root)
+    def make() -> _Layout:
+        lay = _elephant()
+        rig = _Bent(lay, _along_x) if bent else lay
 
-    rig = Rig()
-    rig.nodes = lay.nodes
-    return rig
+        class Rig(_Layout):
+            def text(self, local, root, world=np.eye(3)) -> str:
+                n = root.shape[0]
+                tilt = np.zeros(n)
+                tilt[rearing] = -75.0
+                up = Rotation.from_euler("x", tilt[:, None], degrees=True).as_matrix()
+                down = np.swapaxes(up, 1, 2)
+                return rig.text({"Hips": up, "L_Thigh": down, "R_Thigh": down}, root)
 
+        out = Rig()
+        out.nodes = lay.nodes
+        return out
 
-def _rearing_elephant() -> _Layout:
-    """The elephant reared up on its hind legs in every frame (its spine upright, its hind
-    legs under it: a person's shape): the rest pose still says what it is."""
-    lay = _elephant()
-
-    class Rig(_Layout):
-        def text(self, local, root, world=np.eye(3)) -> str:
-            n = root.shape[0]
-            up = Rotation.from_euler("x", np.full((n, 1), -75.0), degrees=True).as_matrix()
-            rear = {"Hips": up, "L_Hind0": np.swapaxes(up, 1, 2), "R_Hind0": np.swapaxes(up, 1, 2)}
-            return lay.text(rear, root)
-
-    rig = Rig()
-    rig.nodes = lay.nodes
-    return rig
+    return make
 
 
 def _no_spine() -> _Layout:
@@ -465,10 +465,10 @@ def _no_spine() -> _Layout:
 _ANIMALS = {
     "no-spine": (_no_spine, "both pairs of limbs (L_Leg0/R_Leg0, L_Arm0/R_Arm0) branch off"),
     "elephant": (_elephant, "four limbs reach the ground"),
-    "elephant-bent": (_bent_elephant, "four limbs reach the ground"),
-    "elephant-rearing": (_rearing_elephant, "four limbs reach the ground"),
+    "elephant-bent": (_elephant_moving(True, slice(0)), "four limbs reach the ground"),
+    "elephant-rearing": (_elephant_moving(False, slice(None)), "four limbs reach the ground"),
     "crab": (_crab, "10 mirrored limbs of leg length"),
-    "snake": (_snake, "a single chain of 13 joints"),
+    "snake": (_snake, "a single chain of 13 joints (Root ... Seg11)"),
     "bird": (_bird, "no arms above the hips"),
 }
 
@@ -506,8 +506,8 @@ def test_a_joint_map_naming_every_required_joint_overrides_the_refusal(tmp_path:
     roles = {"pelvis": "Hips", "spine1": "Spine", "spine2": "Spine1", "spine3": "Chest",
              "neck": "Neck", "head": "Head"}  # fmt: skip
     for side, s in (("left", "L"), ("right", "R")):
-        for k, role in enumerate(("hip", "knee", "ankle", "foot")):
-            roles[f"{side}_{role}"] = f"{s}_Hind{k}"
+        for role, word in zip(("hip", "knee", "ankle", "foot"), ("Thigh", "Calf", "Foot", "Toe0")):
+            roles[f"{side}_{role}"] = f"{s}_{word}"
         for k, role in enumerate(("shoulder", "elbow", "wrist")):
             roles[f"{side}_{role}"] = f"{s}_Front{k}"
     full = tmp_path / "full.yaml"
