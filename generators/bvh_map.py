@@ -2,7 +2,9 @@
 
 A humanoid BVH is a tree whose long branches are two pairs of mirrored limbs (legs, arms), a
 spine between their two hubs and a neck-and-head chain above the arms' hub. The mapper finds
-those in the rest pose (``OFFSET``\\ s) whatever the joints are called, and whatever extra
+those in one pose (the rest pose from the ``OFFSET``\\ s, or a frame of the motion where the
+rest is not a body: :mod:`tempogen.generators.humanoid` picks which, and refuses rigs that are
+not humanoid) whatever the joints are called, and whatever extra
 joints a rig adds (CMU's ``LHipJoint``, DAZ's bend/twist pairs, Unreal's twist bones, any
 spine length, fingers, toes). Roles along a limb come from the mannequin's proportions: the
 knee splits hip-to-ankle in two near-equal bones, the wrist ends an arm about 0.67 legs long.
@@ -17,17 +19,32 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Sequence
-from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from tempogen.errors import InputFileError
-from tempogen.generators.skeleton import INDEX, JOINTS, PARENTS, REST_JOINTS
+from tempogen.generators.skeleton import INDEX, REST_JOINTS
 
 
 class MotionImportError(InputFileError):
     """A motion file that cannot be read or mapped onto SMPL's joints (names the file)."""
+
+
+class NotHumanoidError(MotionImportError):
+    """A rig that is not a humanoid's (a quadruped, a crab, a snake, a bird): refused, never
+    mapped onto a human body; the message reads ``"<file>: not a humanoid rig: <reason>"``."""
+
+
+class SkeletonMapError(MotionImportError):
+    """A humanoid-looking rig whose joints could not all be mapped. ``draft`` is the joint map
+    as far as it got (SMPL joint -> BVH joint or None), ``candidates`` the BVH joints that may
+    play each unknown one: ``tempogen human map`` prints them as a joint map to complete."""
+
+    def __init__(
+        self, message: str, draft: dict[str, str | None], candidates: dict[str, list[str]]
+    ) -> None:
+        super().__init__(message)
+        self.draft, self.candidates = draft, candidates
 
 
 def _dist(a: str, b: str) -> float:
@@ -49,19 +66,37 @@ REQUIRED = (
 )  # fmt: skip
 
 
-class _Unmapped(Exception):
-    """The structure is not a humanoid's; the message says what was missing."""
+class Unmapped(Exception):
+    """The structure is not a humanoid's; the message says what was missing, ``partial``
+    holds what could be mapped (SMPL joint index -> BVH node index)."""
+
+    def __init__(self, message: str, partial: dict[int, int] | None = None) -> None:
+        super().__init__(message)
+        self.partial = partial or {}
+
+
+class NoSpine(Unmapped):
+    """Both pairs of limbs branch off one joint: no spine between their hubs."""
 
 
 class Skeleton:
-    """A BVH hierarchy at rest: names, parents, which nodes are joints (not end sites), rest
-    positions; plus each node's children, bone length, reach (longest way down) and size."""
+    """A BVH hierarchy in one pose: names, parents, which nodes are joints (not end sites),
+    positions (``rest``: the file's rest pose, or frame ``frame`` of its motion); plus each
+    node's children, bone length, reach (longest way down) and size. ``frames`` (T, N, 3), if
+    given, holds every node's world position per frame, to map from where the rig is a body."""
 
     def __init__(
-        self, names: list[str], parent: list[int], is_joint: list[bool], rest: np.ndarray
+        self,
+        names: list[str],
+        parent: list[int],
+        is_joint: list[bool],
+        rest: np.ndarray,
+        frames: np.ndarray | None = None,
     ) -> None:
         self.names, self.parent, self.is_joint = names, parent, is_joint
         self.rest = np.asarray(rest, dtype=np.float64)
+        self.frames = None if frames is None else np.asarray(frames, dtype=np.float64)
+        self.frame: int | None = None
         n = len(names)
         self.kids: list[list[int]] = [[] for _ in range(n)]
         for i, p in enumerate(parent):
@@ -72,14 +107,21 @@ class Skeleton:
              enumerate(parent)]
         )  # fmt: skip
         self.reach = np.zeros(n)
-        self.size = np.ones(n, dtype=int)
-        for i in reversed(self._preorder()):
+        self.size = np.array(is_joint, dtype=int)  # joints in each subtree (not end sites)
+        for i in reversed(self.preorder()):
             for c in self.kids[i]:
                 self.reach[i] = max(self.reach[i], self.bone[c] + self.reach[c])
                 self.size[i] += self.size[c]
         self.scale = float(np.ptp(self.rest, axis=0).max()) or 1.0
 
-    def _preorder(self) -> list[int]:
+    def at(self, t: int) -> Skeleton:
+        """The same hierarchy posed as in frame ``t`` of ``frames``."""
+        assert self.frames is not None
+        posed = Skeleton(self.names, self.parent, self.is_joint, self.frames[t])
+        posed.frame = t
+        return posed
+
+    def preorder(self) -> list[int]:
         out, todo = [], [i for i, p in enumerate(self.parent) if p < 0]
         while todo:
             i = todo.pop()
@@ -159,16 +201,28 @@ def _named(sk: Skeleton, line: list[int], roles: tuple[str, ...]) -> dict[str, i
     return out
 
 
-def _mirror_pairs(sk: Skeleton) -> list[tuple[int, int]]:
+def _same_bones(sk: Skeleton, a: int, b: int, reach: float) -> bool:
+    """Whether two branches' main lines start with bones of the same lengths (within 15% of
+    their reach): a leg and a tail of the same reach differ here, mirrored limbs do not."""
+    la, lb = sk.main_line(a)[0], sk.main_line(b)[0]
+    return all(abs(sk.bone[x] - sk.bone[y]) <= 0.15 * reach for x, y in zip(la, lb))
+
+
+def mirror_pairs(sk: Skeleton) -> list[tuple[int, int]]:
     """Sibling branches that mirror each other (sizes within 25%: a prop bone on one hand is
-    allowed; reach within 15%), longest first, none inside another's subtree."""
+    allowed; reach within 15%; bones alike along the main line), longest first, none inside
+    another's subtree."""
     pairs = []
     for i in range(len(sk.names)):
         big = [c for c in sk.kids[i] if sk.is_joint[c] and sk.branch(c) >= SIGNIFICANT * sk.scale]
         for a, b in itertools.combinations(big, 2):
             ra, rb = sk.branch(a), sk.branch(b)
             na, nb = sk.size[a], sk.size[b]
-            if min(na, nb) >= 0.75 * max(na, nb) and min(ra, rb) >= 0.85 * max(ra, rb):
+            if (
+                min(na, nb) >= 0.75 * max(na, nb)
+                and min(ra, rb) >= 0.85 * max(ra, rb)
+                and _same_bones(sk, a, b, max(ra, rb))
+            ):
                 pairs.append((a, b))
     pairs.sort(key=lambda p: -(sk.branch(p[0]) + sk.branch(p[1])))
     kept: list[tuple[int, int]] = []
@@ -195,7 +249,7 @@ def _joint(limb: dict[str, int | None], role: str) -> int:
     """A joint every limb mapped has (its hip, its ankle): found, or the skeleton is refused."""
     joint = limb[role]
     if joint is None:
-        raise _Unmapped(f"no {role} joint")
+        raise Unmapped(f"no {role} joint")
     return joint
 
 
@@ -207,8 +261,10 @@ def _leg(sk: Skeleton, root: int, up: np.ndarray) -> dict[str, int | None]:
     low_enough = [k for k in range(2, len(line)) if h[k] <= low + ANKLE_HEIGHT * (h[0] - low)]
     named_ankle = _named(sk, line, ("ankle",)).get("ankle")
     ankle = named_ankle if named_ankle in low_enough else next(iter(low_enough), None)
+    if ankle is None and named_ankle is not None and named_ankle >= 2:
+        ankle = named_ankle  # no joint is low here (a leg folded up at rest): the name decides
     if ankle is None:
-        raise _Unmapped(f"the leg below {sk.names[root]!r} has no ankle above a knee and hip")
+        raise Unmapped(f"the leg below {sk.names[root]!r} has no ankle above a knee and hip")
     a = line[ankle]
     scored = []
     for i, k in itertools.combinations(range(ankle), 2):
@@ -216,7 +272,7 @@ def _leg(sk: Skeleton, root: int, up: np.ndarray) -> dict[str, int | None]:
         if span > 0:
             scored.append((abs(sk.d(line[i], line[k]) - sk.d(line[k], a)) / span, (i, k)))
     if not scored:
-        raise _Unmapped(f"the leg below {sk.names[root]!r} is too short")
+        raise Unmapped(f"the leg below {sk.names[root]!r} is too short")
     named = _named(sk, line, ("hip", "knee"))
     hip, knee = _best(scored, {p: named[r] for p, r in enumerate(("hip", "knee")) if r in named})
     foot = None
@@ -240,13 +296,15 @@ def _arm(sk: Skeleton, root: int, leg: float) -> dict[str, int | None]:
             even = abs(sk.d(line[s], line[e]) - sk.d(line[e], line[w])) / span
             scored.append((even + abs(span / leg - ARM) / ARM, (s, e, w)))
     if not scored:
-        raise _Unmapped(f"the arm below {sk.names[root]!r} has fewer than three joints")
+        raise Unmapped(f"the arm below {sk.names[root]!r} has fewer than three joints")
     roles = ("shoulder", "elbow", "wrist")
     named = _named(sk, line, roles)
     s, e, w = _best(scored, {p: named[r] for p, r in enumerate(roles) if r in named})
     collar = None
     before = [(sk.d(line[k], line[s]), k) for k in range(s) if sk.d(line[k], line[s]) > 0]
     if before:
+        # a zero-length joint at the arm's hub (a hub above the collar) yields to a bone
+        before = [(d, k) for d, k in before if sk.bone[line[k]] > 0] or before
         far = max(d for d, _ in before)
         collar = line[max(k for d, k in before if d >= far - 1e-9)]
     hand = None
@@ -268,7 +326,7 @@ def _sides(sk: Skeleton, pair: tuple[int, int], left_axis: np.ndarray | None) ->
     if set(votes) == {"left", "right"}:
         return pair if votes[0] == "left" else pair[::-1]
     if left_axis is None:
-        raise _Unmapped(
+        raise Unmapped(
             f"cannot tell {sk.names[pair[0]]!r} from {sk.names[pair[1]]!r}: their names give "
             "no side and the feet do not point forward; name the sides in a joint map"
         )
@@ -276,43 +334,47 @@ def _sides(sk: Skeleton, pair: tuple[int, int], left_axis: np.ndarray | None) ->
     return pair if x[0] > x[1] else pair[::-1]
 
 
-def map_by_structure(sk: Skeleton) -> dict[int, int]:
-    """SMPL joint index -> BVH node index from the skeleton's shape (see the module doc)."""
-    pairs = _mirror_pairs(sk)
+def limbs(sk: Skeleton) -> tuple[tuple[int, int], tuple[int, int]]:
+    """(legs, arms): the two longest pairs of mirrored limbs. The legs are the pair whose hub
+    lies nearer the root (the spine climbs from the legs to the arms; any pose), else, hubs
+    as deep, the pair whose tips lie farther from the other's hub."""
+    pairs = mirror_pairs(sk)
     if len(pairs) < 2:
         found = "; ".join(f"{sk.names[a]}/{sk.names[b]}" for a, b in pairs) or "none"
-        raise _Unmapped(f"found {len(pairs)} pair(s) of mirrored limbs ({found}), a body has two")
+        raise Unmapped(f"found {len(pairs)} pair(s) of mirrored limbs ({found}), a body has two")
     p, q = pairs[:2]
     hub = {k: sk.parent[k[0]] for k in (p, q)}
+    if hub[p] == hub[q]:
+        raise NoSpine(
+            f"both pairs of limbs ({sk.names[p[0]]}/{sk.names[p[1]]}, {sk.names[q[0]]}/"
+            f"{sk.names[q[1]]}) branch off {sk.names[hub[p]]!r}: no spine between them"
+        )
 
     def tips(pair: tuple[int, int]) -> np.ndarray:
         return np.array([sk.main_line(m)[1] for m in pair])
 
+    depth_p, depth_q = len(sk.ancestors(hub[p])), len(sk.ancestors(hub[q]))
+    if depth_p != depth_q:  # the arms hang from the top of the spine, the legs below it
+        return (p, q) if depth_p < depth_q else (q, p)
     # the feet lie farther from the arms' hub than the hands from the legs' hub
     far_p = np.linalg.norm(tips(p) - sk.rest[hub[q]], axis=1).mean()
     far_q = np.linalg.norm(tips(q) - sk.rest[hub[p]], axis=1).mean()
-    legs, arms = (p, q) if far_p >= far_q else (q, p)
+    return (p, q) if far_p >= far_q else (q, p)
+
+
+def map_by_structure(sk: Skeleton, partial: dict[int, int] | None = None) -> dict[int, int]:
+    """SMPL joint index -> BVH node index from the skeleton's shape (see the module doc).
+
+    A skeleton that cannot be mapped raises ``Unmapped``; ``partial`` (if given) is filled as
+    the mapping goes, so it holds whatever could be mapped (a draft joint map's known part).
+    """
+    mapping: dict[int, int] = {} if partial is None else partial
+    legs, arms = limbs(sk)
+    hub = {legs: sk.parent[legs[0]], arms: sk.parent[arms[0]]}
     up = sk.rest[hub[arms]] - sk.rest[hub[legs]]
     if not np.linalg.norm(up) > 0:
-        raise _Unmapped("the legs and the arms branch off the same joint: no spine")
+        raise Unmapped("the legs and the arms branch off the same joint: no spine")
     up /= np.linalg.norm(up)
-    leg = {m: _leg(sk, m, up) for m in legs}
-    forward = np.zeros(3)
-    for m in legs:
-        _, tip = sk.main_line(m)
-        toe = tip - sk.rest[leg[m]["ankle"]]
-        forward += toe - (toe @ up) * up
-    left_axis = None
-    if np.linalg.norm(forward) > 0.02 * sk.scale:
-        left_axis = np.cross(up, forward / np.linalg.norm(forward))
-    length = float(np.mean([sk.d(_joint(leg[m], "hip"), _joint(leg[m], "ankle")) for m in legs]))
-
-    mapping: dict[int, int] = {}
-    for side, m in zip(("left", "right"), _sides(sk, legs, left_axis)):
-        mapping.update({INDEX[f"{side}_{r}"]: j for r, j in leg[m].items() if j is not None})
-    for side, m in zip(("left", "right"), _sides(sk, arms, left_axis)):
-        roles = _arm(sk, m, length)
-        mapping.update({INDEX[f"{side}_{r}"]: j for r, j in roles.items() if j is not None})
 
     above_arms = sk.ancestors(hub[arms])
     pelvis = next(a for a in sk.ancestors(hub[legs]) if a in above_arms)
@@ -322,6 +384,44 @@ def map_by_structure(sk: Skeleton) -> dict[int, int]:
         if slot >= 0:
             mapping[slot] = j
     necks = [c for c in sk.kids[hub[arms]] if sk.is_joint[c] and c not in arms]
+
+    problems: list[str] = []
+    leg: dict[int, dict[str, int | None]] = {}
+    for m in legs:
+        try:
+            leg[m] = _leg(sk, m, up)
+        except Unmapped as exc:
+            problems.append(str(exc))
+    forward = np.zeros(3)
+    for m in leg:
+        _, tip = sk.main_line(m)
+        toe = tip - sk.rest[_joint(leg[m], "ankle")]
+        forward += toe - (toe @ up) * up
+    left_axis = None
+    if leg and np.linalg.norm(forward) > 0.02 * sk.scale:
+        left_axis = np.cross(up, forward / np.linalg.norm(forward))
+    if leg:
+        length = float(np.mean([sk.d(_joint(r, "hip"), _joint(r, "ankle")) for r in leg.values()]))
+    else:  # only to place the arms' joints in a draft: the legs' reach stands for their length
+        length = float(np.mean([sk.branch(m) for m in legs]))
+
+    for pair, kind in ((legs, "legs"), (arms, "arms")):
+        try:
+            sides = _sides(sk, pair, left_axis)
+        except Unmapped as exc:
+            problems.append(str(exc))
+            continue
+        for side, m in zip(("left", "right"), sides):
+            roles = leg.get(m) if kind == "legs" else None
+            if kind == "arms":
+                try:
+                    roles = _arm(sk, m, length)
+                except Unmapped as exc:
+                    problems.append(str(exc))
+            for role, node in (roles or {}).items():
+                if node is not None:
+                    mapping[INDEX[f"{side}_{role}"]] = node
+
     if necks:
         line, _ = sk.main_line(max(necks, key=lambda c: (sk.branch(c), -c)))
         if len(line) == 1:
@@ -330,6 +430,8 @@ def map_by_structure(sk: Skeleton) -> dict[int, int]:
             mapping[INDEX["neck"]] = line[0]
             gap = [abs(sk.d(hub[arms], j) - HEAD * length) for j in line[1:]]
             mapping[INDEX["head"]] = line[1 + int(np.argmin(gap))]
+    if problems:
+        raise Unmapped(problems[0])
     return mapping
 
 
@@ -345,75 +447,3 @@ def spine_slots(n: int) -> list[int]:
     slots = [-1] * n
     slots[0], slots[(n - 1) // 2 if n > 3 else 1], slots[-1] = SPINE
     return slots
-
-
-def load_joint_map(path: str | Path) -> dict[str, str | None]:
-    """A YAML joint map: SMPL joint name -> BVH joint name (``null`` leaves it unmapped)."""
-    from tempogen.io import load_yaml
-
-    data, lines = load_yaml(path, "joint map")
-    if not isinstance(data, dict):
-        raise MotionImportError(
-            f"{path}: a joint map is a mapping of SMPL joint names to BVH joint names"
-        )
-    out: dict[str, str | None] = {}
-    for key, value in data.items():
-        where = f"{path}:{lines.get(str(key), 1)}: {key}"
-        if key not in INDEX:
-            raise MotionImportError(f"{where}: not an SMPL joint; one of {', '.join(JOINTS)}")
-        if value is not None and not isinstance(value, str):
-            raise MotionImportError(f"{where}: expected a BVH joint name or null, got {value!r}")
-        out[str(key)] = value
-    return out
-
-
-def map_skeleton(
-    path: Path,
-    sk: Skeleton,
-    joint_map: dict[str, str | None] | None = None,
-    map_path: str | Path | None = None,
-) -> dict[int, int]:
-    """SMPL joint index -> BVH node index: the structure's answer with ``joint_map`` laid on
-    top, checked to cover the body and to form SMPL's tree. A skeleton that cannot be mapped
-    is a :class:`MotionImportError` naming the file, what is missing and the file's joints."""
-    joints = [i for i in range(len(sk.names)) if sk.is_joint[i]]
-    try:
-        mapping = map_by_structure(sk)
-        why = ""
-    except _Unmapped as exc:
-        mapping, why = {}, f" ({exc})"
-    for key, value in (joint_map or {}).items():
-        if value is None:
-            mapping.pop(INDEX[key], None)
-            continue
-        node = next((i for i in joints if sk.names[i] == value), None)
-        if node is None:
-            raise MotionImportError(
-                f"{map_path or 'joint map'}: {key}: no joint named {value!r} in {path}"
-            )
-        mapping[INDEX[key]] = node
-    missing = [n for n in REQUIRED if INDEX[n] not in mapping]
-    if not any(j in mapping for j in SPINE):
-        missing.insert(1, "spine")
-    if missing:
-        raise MotionImportError(
-            f"{path}: cannot map the skeleton onto SMPL's joints{why}: found no joint for "
-            f"{', '.join(missing)}; joints in the file: "
-            f"{', '.join(sk.names[i] for i in joints)}; name them in a joint map "
-            "(YAML, SMPL joint: BVH joint)"
-        )
-    for j, node in mapping.items():
-        k = PARENTS[j]
-        while k >= 0 and k not in mapping:
-            k = PARENTS[k]
-        if k >= 0 and (mapping[k] == node or mapping[k] not in sk.ancestors(node)):
-            raise MotionImportError(
-                f"{path}: joint {sk.names[node]!r} (mapped to SMPL {JOINTS[j]}) is not below "
-                f"{sk.names[mapping[k]]!r} (mapped to SMPL {JOINTS[k]}) in the hierarchy"
-            )
-    return mapping
-
-
-def describe(sk: Skeleton, mapping: dict[int, int]) -> dict[str, Any]:
-    """The mapping by name (SMPL joint -> BVH joint), as a joint map file would hold it."""
-    return {JOINTS[j]: sk.names[node] for j, node in sorted(mapping.items())}

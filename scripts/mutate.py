@@ -54,6 +54,8 @@ OBSERVE_TESTS = CORE_TESTS + [
 ]
 OBSERVE_PARTS = ("motion", "actions", "shapes", "gesture")  # tempogen/observe/*.py with logic
 
+BVH_TESTS = ["tests/generators/test_bvh_map.py", "tests/generators/test_motion_import.py"]
+
 # module name -> (source file in the checkout, the fast test files that cover it)
 MODULES: dict[str, tuple[str, list[str]]] = {
     # facts build questions, options and twins: the question and twin tests reach them
@@ -77,6 +79,9 @@ MODULES: dict[str, tuple[str, list[str]]] = {
         "builders/eval/answers.py",
         ["tests/builders/eval/test_answers.py", "tests/builders/eval/test_answers_edges.py"],
     ),
+    # which BVH joint plays which SMPL joint, and which rigs are refused as not humanoid: the
+    # layouts of test_motion_import and the bent, animal and draft rigs of test_bvh_map
+    **{name: (f"generators/{name}.py", BVH_TESTS) for name in ("bvh_map", "humanoid")},
 }
 # each fact's module (its keys, wording, twins and label kernels): the facts' tests and the
 # editing tests, which run every declared fact through its kernels

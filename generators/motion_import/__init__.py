@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 
 from tempogen.config import Estimate, estimate
-from tempogen.generators.bvh_map import MotionImportError
+from tempogen.generators.bvh_map import MotionImportError, NotHumanoidError, SkeletonMapError
 from tempogen.generators.motion_import.amass import load_amass
 from tempogen.generators.motion_import.bvh import load_bvh, skeleton_map
 from tempogen.generators.motion_import.contact import ground
@@ -38,6 +38,8 @@ __all__ = [
     "HUMAN_BYTES_PER_FRAME",
     "VIBE_FPS",
     "MotionImportError",
+    "NotHumanoidError",
+    "SkeletonMapError",
     "load_amass",
     "load_bvh",
     "load_motion",

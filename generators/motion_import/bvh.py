@@ -14,14 +14,8 @@ from typing import Any
 import numpy as np
 from scipy.spatial.transform import Rotation
 
-from tempogen.generators.bvh_map import (
-    SPINE,
-    MotionImportError,
-    Skeleton,
-    describe,
-    load_joint_map,
-    map_skeleton,
-)
+from tempogen.generators.bvh_map import SPINE, MotionImportError, Skeleton, SkeletonMapError
+from tempogen.generators.humanoid import describe, draft_text, load_joint_map, map_skeleton
 from tempogen.generators.motion_import.bvh_reader import Bvh, read_bvh
 from tempogen.generators.motion_import.common import CAMERA_TO_Y_UP, Z_UP_TO_Y_UP, check_fps
 from tempogen.generators.motion_import.contact import FOOT_JOINTS, foot_points, ground
@@ -70,6 +64,8 @@ def load_bvh(
             glob[:, i] = local[:, joint_col[i]]
         else:
             glob[:, i] = glob[:, parent[i]] @ local[:, joint_col[i]]
+    if skeleton.frame is not None:  # mapped in a frame of the motion: that frame is the rest
+        glob = glob @ np.swapaxes(glob[skeleton.frame], -1, -2)
     pos = bvh.node_positions()
     if not (np.isfinite(pos).all() and np.isfinite(glob).all()):
         raise MotionImportError(f"{p}: MOTION: NaN or infinite channel values")
@@ -81,7 +77,9 @@ def load_bvh(
     rest = rest @ to_y.T
     glob = to_y @ glob @ to_y.T
 
-    poses = retarget(mapping, glob, pos, rest, toe_tips(mapping, parent, rest))
+    # flat-on-flat ankles need a standing rest pose: a frame of the motion has no flat foot
+    tips = toe_tips(mapping, parent, rest)
+    poses = retarget(mapping, glob, pos, rest, tips, flat_ankles=skeleton.frame is None)
 
     rest_up = unit(rest[chest] - rest[hips])
     hip_height = float(np.max((rest[hips] - rest) @ rest_up))
@@ -109,40 +107,38 @@ def skeleton_map(
     path: str | Path, joint_map: str | Path | dict[str, str | None] | None = None
 ) -> dict[str, str]:
     """Which BVH joint drives each SMPL joint in ``path`` (SMPL name -> BVH name), as
-    :func:`load_bvh` maps it: what ``tempogen human map`` prints, and a joint map to edit."""
+    :func:`load_bvh` maps it: what ``tempogen human map`` prints, and a joint map to edit.
+    A rig that cannot be mapped raises :class:`SkeletonMapError` carrying a draft map."""
     p = Path(path)
     bvh = _read_bvh(p)
     skeleton, mapping = _mapped(p, bvh, joint_map)
     return describe(skeleton, mapping)
 
 
+def draft_joint_map(path: str | Path, err: SkeletonMapError) -> str:
+    """The draft joint map (YAML text) for a BVH file ``err`` says cannot be mapped."""
+    nodes = _read_bvh(Path(path)).nodes
+    return draft_text(path, err, [n.name for n in nodes if not n.is_end_site()])
+
+
 def _mapped(
     path: Path, bvh: Any, joint_map: str | Path | dict[str, str | None] | None
 ) -> tuple[Skeleton, dict[int, int]]:
+    """The skeleton in the pose its mapping is aligned to (the rest pose, or the frame of the
+    motion where the rig is a standing body: ``frame`` says which), and the mapping."""
     nodes = bvh.nodes
     parent = [nodes.index(n.parent) if n.parent is not None else -1 for n in nodes]
     is_joint = [not n.is_end_site() for n in nodes]
-    names = [n.name for n in nodes]
-    full = iter(_joint_names(path))
-    names = [next(full, n) if j else n for n, j in zip(names, is_joint)]
-    skeleton = Skeleton(names, parent, is_joint, bvh.rest_pose_positions())
+    names = [n.name for n in nodes]  # whole: 3ds Max writes ``JOINT Bip01 L Thigh``
+    frames = bvh.node_positions()
+    if not np.isfinite(frames).all():
+        raise MotionImportError(f"{path}: MOTION: NaN or infinite channel values")
+    skeleton = Skeleton(names, parent, is_joint, bvh.rest_pose_positions(), frames)
     if isinstance(joint_map, (str, Path)):
-        return skeleton, map_skeleton(path, skeleton, load_joint_map(joint_map), joint_map)
-    return skeleton, map_skeleton(path, skeleton, joint_map, None)
-
-
-def _joint_names(path: Path) -> list[str]:
-    """Every ROOT/JOINT name in file order, whole: 3ds Max writes ``JOINT Bip01 L Thigh``
-    (the reader keeps only the first word)."""
-    out = []
-    with open(path, encoding="utf-8", errors="replace") as f:
-        for line in f:
-            words = line.split()
-            if words and words[0] == "MOTION":
-                break
-            if len(words) > 1 and words[0] in ("ROOT", "JOINT"):
-                out.append(" ".join(words[1:]))
-    return out
+        mapping, pose = map_skeleton(path, skeleton, load_joint_map(joint_map), joint_map)
+    else:
+        mapping, pose = map_skeleton(path, skeleton, joint_map, None)
+    return pose, mapping
 
 
 def _read_bvh(path: Path) -> Bvh:

@@ -58,6 +58,7 @@ def retarget(
     pos: np.ndarray,
     rest: np.ndarray,
     leaf_tips: dict[int, int] | None = None,
+    flat_ankles: bool = True,
 ) -> np.ndarray:
     """SMPL local rotations whose bones point like the BVH's mapped bones, frame by frame.
 
@@ -70,7 +71,9 @@ def retarget(
     A mapped leaf uses its parent's alignment, except SMPL's toes (joints 10/11) where
     ``leaf_tips`` names the BVH node their bone points at (the toe's end site): the toe then
     points as the BVH's toe does. SMPL's ankles take their BVH ankle's rotation from a
-    flat-on-flat rest alignment (see :data:`ANKLES`), so the foot's angle is the motion's.
+    flat-on-flat rest alignment (see :data:`ANKLES`), so the foot's angle is the motion's;
+    with ``flat_ankles`` False (``rest`` is a frame of the motion, where a foot need not stand
+    flat) they align bone on bone like any other one-bone joint.
     """
     tips_of_leaves = leaf_tips or {}
     n = glob.shape[0]
@@ -110,7 +113,7 @@ def retarget(
         if spread:
             align[j] = Rotation.align_vectors(v, d)[0].as_matrix()
             smpl_glob[:, j] = glob[:, b] @ align[j]
-        elif tips and j in ANKLES:
+        elif tips and j in ANKLES and flat_ankles:
             up = inherited(j)
             k = max(
                 range(len(tips)), key=lambda i: np.linalg.norm(rest[mapping[tips[i]]] - rest[b])

@@ -41,9 +41,15 @@ def _human_render(args: argparse.Namespace) -> int:
 def _human_map(args: argparse.Namespace) -> int:
     import json
 
-    from tempogen.generators.motion_import import skeleton_map
+    from tempogen.generators.motion_import import SkeletonMapError, skeleton_map
+    from tempogen.generators.motion_import.bvh import draft_joint_map
 
-    for smpl, bvh in skeleton_map(args.motion, args.joint_map).items():
+    try:
+        mapping = skeleton_map(args.motion, args.joint_map)
+    except SkeletonMapError as exc:  # a draft to complete on stdout; the reason, exit 2
+        print(draft_joint_map(args.motion, exc), end="")
+        raise
+    for smpl, bvh in mapping.items():
         print(f"{smpl}: {json.dumps(bvh)}")
     return 0
 
