@@ -22,6 +22,7 @@ from tempogen.config import ConfigError, DatasetConfig
 from tempogen.errors import GenerationError
 from tempogen.facts import FACTS
 from tempogen.generators.mocap.plan import mocap_plan
+from tempogen.generators.mocap.source import located, register_located
 from tempogen.generators.motion import (
     MOTIONS,
     SAMPLES,
@@ -49,6 +50,7 @@ NOISE_DRAW = 15
 # (tag 16, MOCAP_DRAW: which human questions come from motion files; generators/mocap/plan.py)
 
 _UNSET_OMITTED = ("pair", "twin_key", "encoding", "source")
+_NOT_HASHED = ("located",)
 
 
 @dataclass(frozen=True)
@@ -75,13 +77,16 @@ class Spec:
     twin_key: str = ""  # the other member's answer key
     encoding: str = ""  # "temporal_noise": every frame alone is noise (generators/noise.py)
     source: str = ""  # a mocap clip's window of a motion file (generators/mocap/source.py)
+    # where this machine holds the window's file (and joint map): carried to every worker, a
+    # fresh Ray process included; not part of the spec's JSON or hash (paths differ by machine)
+    located: str = ""
 
     def to_json(self) -> dict[str, Any]:
         # fields added later are left out when unset, so other clips keep their spec hashes
         return {
             k: getattr(self, k)
             for k in self.__dataclass_fields__
-            if k not in _UNSET_OMITTED or getattr(self, k)
+            if k not in _NOT_HASHED and (k not in _UNSET_OMITTED or getattr(self, k))
         }
 
     @property
@@ -191,6 +196,7 @@ def plan(cfg: DatasetConfig, cache: Path | None = None) -> list[Spec]:
                     preset=cfg.encode.preset,
                     body=_body_model(cfg) if motion.renderer == "human" else "",
                     source=source,
+                    located=located(source) if source else "",
                 )
             )
     if not specs:
@@ -359,6 +365,8 @@ def spec_labels(spec: Spec) -> tuple[Labels, np.random.Generator, np.random.Gene
 def spec_scene(spec: Spec) -> tuple[Scene, np.random.Generator, np.random.Generator]:
     """The certified scene of a spec (labels, and the 3D world if it has one), plus the
     generators for its background and its options."""
+    if spec.located:
+        register_located(spec.located)
     label_ss, bg_ss, opt_ss, look_ss = (
         seed_stream(spec, k)
         for k in (SeedStream.LABELS, SeedStream.BACKGROUND, SeedStream.OPTIONS, SeedStream.LOOKS)

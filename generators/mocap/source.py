@@ -5,8 +5,11 @@ sha256 of its bytes, the first frame and length of the window (at the clip's fra
 joint map the config names for it, and the camera's view. Its compact JSON is the spec's
 ``source`` field, so a changed file (another sha256) changes the spec's hash and re-renders.
 The files a build reads are registered here by sha256 (:func:`register`), which is how a
-worker finds a spec's file on disk; a file that is not registered is looked for where the spec
-names it (relative to the working folder), and its bytes must still hash the same.
+worker finds a spec's file on disk. A spec also carries where the planning machine holds it
+(``Spec.located``, outside the spec's hash, which must not name a machine's paths), which a
+fresh worker (a Ray process) registers before it animates; a file registered by neither is
+looked for where the spec names it (relative to the working folder), and its bytes must still
+hash the same.
 """
 
 from __future__ import annotations
@@ -79,6 +82,21 @@ def file_sha256(path: Path) -> str:
 def register(sha256: str, path: Path, joint_map: Path | None) -> None:
     """Record where this machine holds the file of ``sha256`` (and its joint map)."""
     _FILES[sha256] = (Path(path).resolve(), joint_map)
+
+
+def located(source: str) -> str:
+    """Where this machine holds a window's file and joint map (JSON: absolute paths and the
+    sha256), for a spec to carry to workers that did not plan the build (a Ray process)."""
+    src = Source.from_json(source)
+    path, joint_map = locate(src)
+    where = {"sha256": src.sha256, "file": str(path), "joint_map": str(joint_map or "")}
+    return json.dumps(where, sort_keys=True, separators=(",", ":"))
+
+
+def register_located(where: str) -> None:
+    """Register a file a spec carries (:func:`located`) in this process."""
+    d = json.loads(where)
+    register(d["sha256"], Path(d["file"]), Path(d["joint_map"]) if d["joint_map"] else None)
 
 
 def locate(src: Source) -> tuple[Path, Path | None]:

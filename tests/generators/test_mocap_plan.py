@@ -17,7 +17,7 @@ from tempogen.config import ConfigError, DatasetConfig, load_config
 from tempogen.editing.clip import Clip
 from tempogen.editing.ops.flip import Mirror
 from tempogen.editing.ops.reverse import Reverse
-from tempogen.errors import InputFileError
+from tempogen.errors import GenerationError, InputFileError
 from tempogen.facts import answer_of
 from tempogen.generators.mocap.catalogue import build_catalogue, cut
 from tempogen.generators.mocap.plan import mocap_motions
@@ -155,6 +155,28 @@ def test_mocap_specs_carry_their_window_and_a_changed_file_re_renders(tmp_path) 
     assert [s.hash for s in again if s.source] != [s.hash for s in mocap]
     assert all(json.loads(s.source)["sha256"] != src["sha256"] for s in again if s.source)
     assert "source" not in mocap[0].__class__(**{**mocap[0].__dict__, "source": ""}).to_json()
+
+
+def test_a_fresh_worker_finds_the_file_by_the_spec_alone(tmp_path, monkeypatch) -> None:
+    """A Ray process did not plan the build: the spec carries where the file is (outside its
+    hash), so the clip animates there; without it, and away from the config's folder, the
+    spec names the missing file."""
+    from dataclasses import replace
+
+    from tempogen.generators.mocap import source
+    from tempogen.generators.planning import spec_scene
+
+    _walk(tmp_path / "motion")
+    spec = next(s for s in plan(load_config(_config(tmp_path))) if s.source)
+    assert json.loads(spec.located)["file"] == str((tmp_path / "motion" / "walk.bvh").resolve())
+    assert spec.hash == replace(spec, located="").hash and "located" not in spec.to_json()
+    monkeypatch.chdir(tmp_path.parent)  # the spec's relative path does not resolve here
+    monkeypatch.setattr(source, "_FILES", {})  # a process that planned nothing
+    monkeypatch.setattr(source, "load", source.load.__wrapped__)
+    assert spec_scene(spec)[0].labels().num_frames == spec.num_frames
+    monkeypatch.setattr(source, "_FILES", {})
+    with pytest.raises(GenerationError, match="motion/walk.bvh"):
+        spec_scene(replace(spec, located=""))
 
 
 def test_the_row_validator_holds_the_mocap_provenance() -> None:
