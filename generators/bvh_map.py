@@ -59,6 +59,7 @@ HEAD = _dist("spine3", "head") / _LEG
 SIGNIFICANT = 0.12  # a branch shorter than this share of the skeleton's size is a detail
 ANKLE_HEIGHT = 0.15  # the ankle is the first leg joint this low (share of the leg's height)
 FOOT_AT = 0.7  # the toe base lies this far along the foot, ankle to tip
+STRETCH = 0.1  # a root-chain bone whose length varies this share of the body's: no bone
 SPINE = (INDEX["spine1"], INDEX["spine2"], INDEX["spine3"])
 REQUIRED = (
     "pelvis", "left_hip", "right_hip", "left_knee", "right_knee", "left_ankle", "right_ankle",
@@ -83,7 +84,9 @@ class Skeleton:
     """A BVH hierarchy in one pose: names, parents, which nodes are joints (not end sites),
     positions (``rest``: the file's rest pose, or frame ``frame`` of its motion); plus each
     node's children, bone length, reach (longest way down) and size. ``frames`` (T, N, 3), if
-    given, holds every node's world position per frame, to map from where the rig is a body."""
+    given, holds every node's world position per frame, to map from where the rig is a body.
+    ``scale`` is the body's extent in this pose, without the ``carriers`` (see :func:`carriers`):
+    what counts as a limb rather than a detail does not depend on where the body walked to."""
 
     def __init__(
         self,
@@ -92,6 +95,7 @@ class Skeleton:
         is_joint: list[bool],
         rest: np.ndarray,
         frames: np.ndarray | None = None,
+        carried: frozenset[int] | None = None,
     ) -> None:
         self.names, self.parent, self.is_joint = names, parent, is_joint
         self.rest = np.asarray(rest, dtype=np.float64)
@@ -102,6 +106,9 @@ class Skeleton:
         for i, p in enumerate(parent):
             if p >= 0:
                 self.kids[p].append(i)
+        if carried is None:
+            carried = carriers(parent, self.kids, self.rest, self.frames)
+        self.carriers = carried
         self.bone = np.array(
             [np.linalg.norm(self.rest[i] - self.rest[p]) if p >= 0 else 0.0 for i, p in
              enumerate(parent)]
@@ -112,12 +119,15 @@ class Skeleton:
             for c in self.kids[i]:
                 self.reach[i] = max(self.reach[i], self.bone[c] + self.reach[c])
                 self.size[i] += self.size[c]
-        self.scale = float(np.ptp(self.rest, axis=0).max()) or 1.0
+        body = [i for i in range(n) if i not in carried]
+        self.scale = float(np.ptp(self.rest[body], axis=0).max()) or 1.0
 
     def at(self, t: int) -> Skeleton:
         """The same hierarchy posed as in frame ``t`` of ``frames``."""
         assert self.frames is not None
-        posed = Skeleton(self.names, self.parent, self.is_joint, self.frames[t])
+        posed = Skeleton(
+            self.names, self.parent, self.is_joint, self.frames[t], None, self.carriers
+        )
         posed.frame = t
         return posed
 
@@ -153,6 +163,42 @@ class Skeleton:
 
     def d(self, a: int, b: int) -> float:
         return float(np.linalg.norm(self.rest[a] - self.rest[b]))
+
+
+def carriers(
+    parent: list[int], kids: list[list[int]], rest: np.ndarray, frames: np.ndarray | None
+) -> frozenset[int]:
+    """Nodes that carry the body without being part of it: going down from a root to its
+    first fork, each node whose bone to the next one changes length between the rest pose and
+    the frames (by more than ``STRETCH`` of the body's extent: a root left at the origin while
+    position channels move the hips, as Bandai Namco's ``joint_Root`` is), and every node above
+    it. Counted in a pose's size, such a root makes the limbs look like details the farther
+    the body walks from it."""
+    if frames is None or not len(frames):
+        return frozenset()
+    poses = np.concatenate([rest[None], frames])
+    out: set[int] = set()
+    for root in (i for i, p in enumerate(parent) if p < 0):
+        chain = [root]
+        while len(kids[chain[-1]]) == 1:
+            chain.append(kids[chain[-1]][0])
+        for k in range(len(chain) - 1, 0, -1):
+            below = _subtree(kids, chain[k])
+            extent = np.median(np.ptp(poses[:, below], axis=1).max(axis=1))
+            bone = np.linalg.norm(poses[:, chain[k]] - poses[:, chain[k - 1]], axis=1)
+            if np.ptp(bone) > STRETCH * extent:
+                out.update(chain[:k])
+                break
+    return frozenset(out)
+
+
+def _subtree(kids: list[list[int]], top: int) -> list[int]:
+    out, todo = [], [top]
+    while todo:
+        i = todo.pop()
+        out.append(i)
+        todo.extend(kids[i])
+    return out
 
 
 def split_name(name: str) -> tuple[str, str]:
@@ -260,9 +306,12 @@ def _leg(sk: Skeleton, root: int, up: np.ndarray) -> dict[str, int | None]:
     low = min(float(h.min()), float(tip @ up))
     low_enough = [k for k in range(2, len(line)) if h[k] <= low + ANKLE_HEIGHT * (h[0] - low)]
     named_ankle = _named(sk, line, ("ankle",)).get("ankle")
-    ankle = named_ankle if named_ankle in low_enough else next(iter(low_enough), None)
-    if ankle is None and named_ankle is not None and named_ankle >= 2:
-        ankle = named_ankle  # no joint is low here (a leg folded up at rest): the name decides
+    if named_ankle is not None and named_ankle >= 2:
+        # the name decides wherever the foot is (heel up mid-step: the toe is the leg's lowest
+        # joint; a leg folded up at rest: no joint is low)
+        ankle: int | None = named_ankle
+    else:
+        ankle = next(iter(low_enough), None)
     if ankle is None:
         raise Unmapped(f"the leg below {sk.names[root]!r} has no ankle above a knee and hip")
     a = line[ankle]

@@ -4,7 +4,9 @@ The structural mapper (:mod:`tempogen.generators.bvh_map`) reads one pose. The r
 tried first; where it is not a standing body (every bone along one axis, a leg folded along
 the spine) evenly spaced frames of the motion are tried, and the mapping most of the
 body-shaped frames agree on is kept, with the first such frame as the pose the retargeting
-aligns to. Where no pose is a body, a rest-pose mapping the joints' names completed is kept
+aligns to. A body-shaped frame gives mirrored limbs mirrored roles (a heel up mid-step must
+not make one leg's toe its ankle); a frame that maps nothing is one failed try, and where no
+pose maps, the error says what each pose tried showed. Where no pose is a body, a rest-pose mapping the joints' names completed is kept
 (as before this module); else the rig is a :class:`SkeletonMapError` carrying a draft joint
 map (what could be placed, and the candidates for the rest).
 
@@ -63,6 +65,7 @@ LEG_DOWN = 0.5  # a leg hangs below the hips: cos(hip -> ankle, hips -> chest) b
 APART = 0.1  # the hips (and the shoulders) lie at least this share of a leg apart
 LEG_LIKE = 0.5  # a mirrored limb this long (share of the longest) is a leg or an arm
 SHOWN = 8  # candidates listed per unknown joint in a draft joint map
+MIRRORED = ("hip", "knee", "ankle", "shoulder", "elbow", "wrist")  # limb roles both sides have
 
 
 class _Refused(Exception):
@@ -146,6 +149,15 @@ def body_problem(sk: Skeleton, mapping: dict[int, int]) -> str | None:
         gap = p[mapping[INDEX[f"left_{part}"]]] - p[mapping[INDEX[f"right_{part}"]]]
         if not np.linalg.norm(gap) >= APART * leg:
             return f"the left and right {part}s are one point"
+    for role in MIRRORED:  # mirrored limbs: a role lies as deep on both (a heel up mid-step
+        # makes the toe the leg's lowest joint, and one side's ankle the toe)
+        left, right = (mapping.get(INDEX[f"{s}_{role}"]) for s in ("left", "right"))
+        if left is not None and right is not None:
+            if len(sk.ancestors(left)) != len(sk.ancestors(right)):
+                return (
+                    f"the left and right {role}s ({sk.names[left]}, {sk.names[right]}) lie at "
+                    "different places along their limbs"
+                )
     return None
 
 
@@ -163,37 +175,43 @@ def find_mapping(sk: Skeleton) -> dict[int, int]:
     standing body, in the frames tried. Raises ``_Refused`` for a rig that is not a humanoid's
     (its rest pose, or at least half the poses tried, are an animal's: a quadruped rearing up
     in a few frames is still one), :class:`Unmapped` (with the best partial mapping) for one
-    whose joints could not all be placed."""
+    whose joints could not all be placed, saying what each pose tried showed. A pose that
+    fails (limbs not found, joints not placed, not a standing body) is one failed try, never
+    the end of the search: the next frame may be a body."""
     reason = structural_refusal(sk)
     if reason:
         raise _Refused(reason)
     good: list[dict[int, int]] = []
     levels: list[str] = []
     problems: list[Unmapped] = []
+    shown: dict[str, list[Skeleton]] = {}  # why a pose maps nothing -> the poses it held in
     rest_mapping: dict[int, int] | None = None
     for k, pose in enumerate(_poses(sk)):
-        try:
-            legs, arms = limbs(pose)
-        except NoSpine as exc:
-            raise _Refused(str(exc)) from exc
-        # (no two pairs of limbs: the same in every pose)
-        level = level_body(pose, legs, arms)
-        if level:
-            if k == 0:
-                raise _Refused(level)
-            levels.append(level)
-            continue
         partial: dict[int, int] = {}
         try:
+            legs, arms = limbs(pose)
+            level = level_body(pose, legs, arms)
+            if level:
+                if k == 0:
+                    raise _Refused(level)
+                levels.append(level)
+                shown.setdefault(level, []).append(pose)
+                continue
             mapping = map_by_structure(pose, partial)
+        except NoSpine as exc:
+            raise _Refused(str(exc)) from exc
         except Unmapped as exc:
             problems.append(Unmapped(str(exc), partial))
+            shown.setdefault(str(exc), []).append(pose)
             continue
-        if body_problem(pose, mapping) is None:
+        problem = body_problem(pose, mapping)
+        if problem is None:
             if k == 0:
                 return mapping
             good.append(mapping)
-        elif k == 0:
+            continue
+        shown.setdefault(problem, []).append(pose)
+        if k == 0:
             rest_mapping = mapping
     tried = len(levels) + len(good) + len(problems) + (rest_mapping is not None)
     if levels and 2 * len(levels) >= tried:
@@ -203,10 +221,21 @@ def find_mapping(sk: Skeleton) -> dict[int, int]:
         return dict(votes.most_common(1)[0][0])  # ties: the earliest frame's
     if rest_mapping is not None:
         return rest_mapping  # the rest pose maps, though not as a standing body: as before
-    if not problems:
-        raise Unmapped("no pose of the rig is a standing body")
-    best = max(problems, key=lambda e: len(e.partial))
-    raise Unmapped(str(problems[0]), best.partial)
+    best = max(problems, key=lambda e: len(e.partial), default=Unmapped(""))
+    raise Unmapped(tried_poses(shown), best.partial)
+
+
+def tried_poses(shown: dict[str, list[Skeleton]]) -> str:
+    """What the poses tried showed, one clause per reason: ``"the rest pose: <why>; frames 0,
+    34: <why>"`` (frames 0-based, as in the file's MOTION section)."""
+    parts = []
+    for why, poses in shown.items():
+        frames = [str(p.frame) for p in poses if p.frame is not None]
+        where = ["the rest pose"] if any(p.frame is None for p in poses) else []
+        if frames:
+            where.append(f"frame{'s' if len(frames) > 1 else ''} {', '.join(frames)}")
+        parts.append(f"{' and '.join(where)}: {why}")
+    return "; ".join(parts) or "no pose of the rig is a standing body"
 
 
 def reference_pose(sk: Skeleton, mapping: dict[int, int]) -> Skeleton:

@@ -24,18 +24,20 @@ from test_motion_import import (
     _world,
 )
 
-from tempogen.generators.bvh_map import Skeleton
-from tempogen.generators.humanoid import body_problem, level_body
+from tempogen.generators.bvh_map import Skeleton, mirror_pairs
+from tempogen.generators.humanoid import body_problem, find_mapping, level_body
 from tempogen.generators.motion_import import (
     NotHumanoidError,
     SkeletonMapError,
     load_bvh,
     skeleton_map,
 )
+from tempogen.generators.motion_import.bvh_reader import read_bvh
 from tempogen.generators.skeleton import INDEX, PARENTS, REST_JOINTS
 from tempogen.io import write_text
 
 X, Y = np.array([1.0, 0.0, 0.0]), np.array([0.0, 1.0, 0.0])
+BVH_DATA = Path(__file__).parents[1] / "data" / "bvh"
 
 
 def _arc(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -203,8 +205,81 @@ def test_names_decide_where_no_pose_is_a_body(tmp_path: Path) -> None:
     _still(lay, _left_leg_up, tmp_path / "named.bvh")
     assert skeleton_map(tmp_path / "named.bvh") == _expected(lay)
     _still(_plain(3, True), _left_leg_up, tmp_path / "anon.bvh")
-    with pytest.raises(SkeletonMapError, match="cannot map the skeleton"):
+    # the error says what every pose tried showed, the frames' as well as the rest pose's
+    with pytest.raises(SkeletonMapError, match="cannot map the skeleton") as err:
         skeleton_map(tmp_path / "anon.bvh")
+    assert "(the rest pose and frames 0, 1: the leg below 'j01' has no ankle" in str(err.value)
+
+
+# ------------------------------------------------------------------- real rigs, from frames
+
+
+@pytest.mark.parametrize(
+    "name, joint_map, hands",
+    [
+        ("bandai_walk.bvh", "bandai.joints.yaml", False),
+        ("bandai_walk2.bvh", "bandai.joints.yaml", False),
+        ("rokoko_dance.bvh", "rokoko.joints.yaml", True),
+    ],
+)
+def test_real_rigs_map_from_their_frames_as_their_joint_maps_say(
+    name: str, joint_map: str, hands: bool
+) -> None:
+    """Rigs whose rest pose is not a body (spine along +x). Bandai Namco's: position channels
+    on every joint, a ``joint_Root`` left at the origin while the Hips walk up to 5.4 m away
+    (walk2's frames: the arms must not look like details beside that distance). A heel up
+    mid-step (walk's frames, the dance's): the named Foot is still the ankle, not the toe below
+    it. Each maps without a joint map onto the joints its hand-written one names (Rokoko's
+    adds the hands, which its joint map leaves out)."""
+    path, map_path = BVH_DATA / name, BVH_DATA / joint_map
+    want = yaml.safe_load(map_path.read_text())
+    auto = skeleton_map(path)
+    assert {k: auto.get(k) for k in want} == want
+    assert set(auto) - set(want) == ({"left_hand", "right_hand"} if hands else set())
+    assert skeleton_map(path, map_path) == auto
+    assert load_bvh(path).num_frames == 4
+
+
+def test_a_root_left_behind_is_no_part_of_the_body() -> None:
+    """walk2's ``joint_Root`` stays at the origin while its Hips walk 5.4 m away from it: each
+    frame's size is the body's (under 2 m, as at rest), so both pairs of limbs stay limbs
+    (counted in, the root made the arms look like details beside the walk)."""
+    bvh = read_bvh(BVH_DATA / "bandai_walk2.bvh")
+    nodes = bvh.nodes
+    parent = [nodes.index(n.parent) if n.parent is not None else -1 for n in nodes]
+    joints = [not n.is_end_site() for n in nodes]
+    sk = Skeleton([n.name for n in nodes], parent, joints, bvh.rest_pose_positions(),
+                  bvh.node_positions())  # fmt: skip
+    assert [sk.names[i] for i in sk.carriers] == ["joint_Root"]
+    for t in range(4):
+        pose = sk.at(t)
+        assert np.linalg.norm(pose.rest[1] - pose.rest[0]) > 500  # cm, the Hips from the root
+        assert pose.scale < 200
+        found = {(pose.names[a], pose.names[b]) for a, b in mirror_pairs(pose)}
+        assert found == {("UpperLeg_L", "UpperLeg_R"), ("Shoulder_L", "Shoulder_R")}
+
+
+def _standing(points: dict[str, np.ndarray]) -> np.ndarray:
+    rest = REST_JOINTS.copy()
+    for name, where in points.items():
+        rest[INDEX[name]] = where
+    return rest
+
+
+def test_a_frame_without_two_pairs_of_limbs_is_one_failed_try() -> None:
+    """The rest pose's left leg folded up (not a body); frame 0's left forearm stretched to
+    three times its length (no pair of arms in that frame); frames 1-2 standing: the search
+    goes on past frame 0 and maps as a standing rig does."""
+    parents = [int(p) for p in PARENTS]
+    knee, ankle = _AT["left_knee"], _AT["left_ankle"]
+    folded = _standing({"left_ankle": 2 * knee - ankle, "left_foot": 2 * knee - _AT["left_foot"]})
+    elbow, wrist = _AT["left_elbow"], _AT["left_wrist"]
+    stretched = {"left_wrist": elbow + 3 * (wrist - elbow)}
+    stretched["left_hand"] = stretched["left_wrist"] + _AT["left_hand"] - wrist
+    frames = np.stack([_standing(stretched), _standing({}), _standing({})])
+    names, joints = list(INDEX), [True] * len(parents)
+    standing = find_mapping(Skeleton(names, parents, joints, REST_JOINTS))
+    assert find_mapping(Skeleton(names, parents, joints, folded, frames)) == standing
 
 
 # ------------------------------------------------------------------- draft joint maps (CLI)
@@ -310,6 +385,18 @@ _AT = {name: REST_JOINTS[j] for name, j in INDEX.items()}
 def test_body_problem_says_which_pose_is_not_a_standing_body(moved, problem) -> None:
     got = body_problem(*_pose(moved))
     assert got == problem if problem is None else got is not None and got.startswith(problem)
+
+
+def test_body_problem_wants_mirrored_roles_on_mirrored_limbs() -> None:
+    """One leg's ankle taken one joint lower (its toe: a heel up mid-step) than the other's:
+    not a pose to map from, whatever the geometry says."""
+    sk, mapping = _pose({})
+    mapping[INDEX["left_ankle"]] = INDEX["left_foot"]
+    del mapping[INDEX["left_foot"]]
+    got = body_problem(sk, mapping)
+    assert got is not None and got.startswith(
+        "the left and right ankles (left_foot, right_ankle) lie at different places"
+    )
 
 
 @pytest.mark.parametrize(
