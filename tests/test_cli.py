@@ -84,12 +84,17 @@ def test_a_broken_manifest_is_one_line_naming_file_line_and_field(tmp_path):
 def test_motions_lists_every_task():
     proc = subprocess.run([str(SCRIPT), "motions"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
-    rows = [line.split() for line in proc.stdout.splitlines() if line.strip()]
+    header, *lines = [line for line in proc.stdout.splitlines() if line.strip()]
+    assert header.split() == ["TASK", "MOTION", "RENDERER", "FROM", "FACT", "ANSWERS"]
+    rows = [line.split() for line in lines]
     assert {r[0] for r in rows} == set(TASKS)
-    listed = {(r[0], r[1]) for r in rows}
+    listed = {(r[0], r[1]): r[3] for r in rows}
     for task in TASKS:
         for m in motions_for(task):
-            assert (task, m.name) in listed
+            assert listed[(task, m.name)] == "pattern"
+        for m in motions_for(task, sourced=True):  # the mocap patterns, marked as such
+            assert listed[(task, m.name)] == "mocap"
+    assert "mocap" in listed.values()
 
 
 def test_no_command_is_a_usage_error():

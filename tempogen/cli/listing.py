@@ -11,9 +11,14 @@ def _motions(args: argparse.Namespace) -> int:
     from tempogen.generators.motion import motions_for
     from tempogen.questions import TASKS
 
+    row = "{:20s} {:18s} {:9s} {:10s} {:10s} {}"
+    print(row.format("TASK", "MOTION", "RENDERER", "FROM", "FACT", "ANSWERS"))
     for task in TASKS:
         for m in motions_for(task):
-            print(f"{task:20s} {m.name:16s} {m.renderer:9s} {m.fact:10s} {', '.join(m.keys())}")
+            print(row.format(task, m.name, m.renderer, "pattern", m.fact, ", ".join(m.keys())))
+        for m in motions_for(task, sourced=True):  # cut from files a config's mocap: names
+            answers = "those its windows certify, of: " + ", ".join(m.keys())
+            print(row.format(task, m.name, m.renderer, "mocap", m.fact, answers))
     return 0
 
 
@@ -33,7 +38,11 @@ def _formats(args: argparse.Namespace) -> int:
 
 def add_motions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     """The ``motions`` command."""
-    m = sub.add_parser("motions", help="list registered motion patterns and their answers")
+    m = sub.add_parser(
+        "motions",
+        help="list registered motion patterns and their answers (FROM mocap: cut from the files "
+        "a config's mocap: section names)",
+    )
     plugins_option(m)
     m.set_defaults(func=_motions)
 
