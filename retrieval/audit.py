@@ -179,9 +179,10 @@ def audit_pair(pair: CaptionPair | tuple[str, str]) -> Verdict:
 
 
 def _where(i: int, pair: CaptionPair) -> str:
-    """'pair 3' or, for a pair read from a file, 'pair 3 (line 5)'."""
+    """'pair 3' or, for a pair read from a file, 'pair 3 (line 5)': pairs count from 1, as a
+    reader counts them (``i`` is the 0-based index)."""
     line = pair.provenance.get("line") if isinstance(pair.provenance, dict) else None
-    return f"pair {i} (line {line})" if isinstance(line, int) else f"pair {i}"
+    return f"pair {i + 1} (line {line})" if isinstance(line, int) else f"pair {i + 1}"
 
 
 def _pair_key(pair: CaptionPair) -> tuple[tuple[str, ...], ...]:
@@ -288,7 +289,8 @@ def audit_pairs(
 def report_rows(
     pairs: Sequence[CaptionPair | tuple[str, str]], verdicts: Sequence[Verdict]
 ) -> list[dict[str, Any]]:
-    """One JSON-ready row per pair: pos, neg, ok, reasons, details, suggestions, labels."""
+    """One JSON-ready row per pair: its 0-based ``index`` (the messages number pairs from 1),
+    pos, neg, ok, reasons, details, suggestions, labels."""
     if len(pairs) != len(verdicts):
         raise ValueError(f"{len(pairs)} pairs but {len(verdicts)} verdicts")
     rows = []

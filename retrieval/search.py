@@ -185,7 +185,9 @@ def retrieve(
         raise ConfigurationError(f"--top-k: must be within 1..{MAX_TOP_K}, got {top_k}")
     for i, pair in enumerate(pairs_pos_neg):
         if len(pair) != 2 or not all(isinstance(c, str) and c.strip() for c in pair):
-            raise InputFileError(f"pair {i}: expected (pos, neg) non-empty strings, got {pair!r}")
+            raise InputFileError(
+                f"pair {i + 1}: expected (pos, neg) non-empty strings, got {pair!r}"
+            )
     emb = corpus_emb if corpus_emb is not None else encoder.encode_corpus(corpus, cache_dir)
     if emb.shape[0] != len(corpus):
         raise ValueError(f"{emb.shape[0]} embeddings for a corpus of {len(corpus)} entries")

@@ -77,7 +77,7 @@ def _captions_audit(args: argparse.Namespace) -> int:
     for i, (p, v) in enumerate(zip(pairs, verdicts, strict=True)):
         if not v.ok:
             line = p.provenance.get("line")
-            print(f"pair {i}{f' (line {line})' if line else ''}: {p.pos!r} / {p.neg!r}")
+            print(f"pair {i + 1}{f' (line {line})' if line else ''}: {p.pos!r} / {p.neg!r}")
             for m in v.messages:
                 print(f"  {m}")
     bad = sum(not v.ok for v in verdicts)

@@ -187,7 +187,7 @@ def test_duplicates_and_jaccard_near_duplicates_name_the_colliding_pairs():
     assert v[0].details["duplicates"] == [2] and v[0].details["near_duplicates"] == [3]
     assert v[2].details["duplicate_of"] == [0]
     assert v[2].messages == [
-        "duplicate: the same captions as pair 0 ('a man eats then watches tv' /"
+        "duplicate: the same captions as pair 1 ('a man eats then watches tv' /"
         " 'a man watches tv then eats'), pos and neg swapped"
     ]
     # the copy (pair 2) is not named again as a near-duplicate
@@ -197,7 +197,7 @@ def test_duplicates_and_jaccard_near_duplicates_name_the_colliding_pairs():
     assert (
         v[3]
         .messages[-1]
-        .startswith("near-duplicate: 86% similar to pair 0 ('a man eats then watches tv' /")
+        .startswith("near-duplicate: 86% similar to pair 1 ('a man eats then watches tv' /")
     )
     assert [x.ok for x in audit_pairs(pairs, threshold=1.0, near_dup="jaccard")] == [
         True,

@@ -495,7 +495,7 @@ def test_embedding_mode_catches_rewordings_that_jaccard_misses(tmp_path: Path):
     assert emb[4].details["near_duplicate_method"] == "embedding"
     assert emb[4].details["similarity"]["0"] >= EMBEDDING_THRESHOLD
     assert emb[4].messages[-1].startswith("near-duplicate: ")
-    assert "similar to pair 0 ('a man eats then watches tv' /" in emb[4].messages[-1]
+    assert "similar to pair 1 ('a man eats then watches tv' /" in emb[4].messages[-1]
     jac = audit_pairs(FILE, near_dup="jaccard")
     assert all(v.ok for v in jac), [v.messages for v in jac]
     # unrelated pairs are never close: no pair but the rewordings is found at any mode
@@ -540,8 +540,9 @@ def test_cli_reports_near_duplicates_with_lines_and_modes(tmp_path: Path):
     rows = [json.loads(line) for line in report.read_text().splitlines()]
     assert [r["index"] for r in rows if "near-duplicate" in r["reasons"]] == [4, 6]
     assert rows[4]["details"]["near_duplicate_of"] == [0]
-    assert "pair 4 (line 6): 'a man watches tv after he eats'" in run.stdout
-    assert "similar to pair 0 (line 2) ('a man eats then watches tv' /" in run.stdout
+    # pairs count from 1 (the file's first pair is on line 2, under the header)
+    assert "pair 5 (line 6): 'a man watches tv after he eats'" in run.stdout
+    assert "similar to pair 1 (line 2) ('a man eats then watches tv' /" in run.stdout
     assert "6/8 pairs pass (near-duplicates by embedding >= 0.88)" in run.stdout
     jac = run_cli("captions", "audit", str(f), "--strict", "--near-dup", "jaccard")
     assert (

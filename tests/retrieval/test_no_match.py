@@ -79,3 +79,11 @@ def test_calibration_at_a_small_size_separates_held_out_queries(encoder: Encoder
     assert result.n_match > 5 and result.n_no_match > 5
     assert result.auc > 0.65 and result.accuracy > 0.6
     assert 0.3 < result.threshold < 0.95
+
+
+def test_a_malformed_pair_is_named_by_its_number_counting_from_one(encoder: Encoder) -> None:
+    """The second pair, empty on one side, is "pair 2" (as a reader counts), not "pair 1"."""
+    from tempogen.errors import InputFileError
+
+    with pytest.raises(InputFileError, match=r"^pair 2: expected \(pos, neg\) non-empty"):
+        retrieve([("a man eats", "a man sleeps"), ("a man runs", " ")], CORPUS, encoder)
