@@ -10,6 +10,13 @@ This module imports nothing from tempogen, so every layer can raise these errors
 
 from __future__ import annotations
 
+# The CLI's exit codes, one contract for every command: 0 success; 2 a user's error (bad input,
+# config or arguments: one line on stderr) or a check the user asked for that failed (an audit's
+# verdict on their data, as `validate` gives on a broken manifest); 1 a bug, with its
+# traceback. A script tells "the data failed" (2) from "tempogen crashed" (1). 128 + n: stopped
+# by signal n.
+EXIT_OK, EXIT_BUG, EXIT_USER = 0, 1, 2
+
 
 class TempogenError(Exception):
     """Base of the errors a user can cause and fix."""

@@ -47,24 +47,25 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point. A user's error (:class:`~tempogen.errors.TempogenError`) becomes one clear
-    line on stderr and exit code 2; anything else is a bug: its traceback, exit code 1.
+    line on stderr and exit code 2 (:data:`~tempogen.errors.EXIT_USER`, as a failed check the
+    user asked for); anything else is a bug: its traceback, exit code 1.
     ``--plugins`` are imported here, before any command reads a config, manifest or pipeline
     that may need them."""
-    from tempogen.errors import TempogenError
+    from tempogen.errors import EXIT_USER, TempogenError
     from tempogen.executor import Stopped, stop_on_signals
     from tempogen.plugins import load_plugins
 
     args = build_parser().parse_args(argv)
     if getattr(args, "jobs", None) is not None and args.jobs < 1:
         print("tempogen: error: -j/--jobs must be at least 1", file=sys.stderr)
-        return 2
+        return EXIT_USER
     try:
         with stop_on_signals():
             load_plugins(getattr(args, "plugins", ()), "--plugins", folder=os.getcwd())
             return int(args.func(args) or 0)
     except TempogenError as exc:
         print(f"tempogen: error: {exc}", file=sys.stderr)
-        return 2
+        return EXIT_USER
     except BrokenPipeError:  # output piped into head: stop quietly
         sys.stderr.close()
         return 0

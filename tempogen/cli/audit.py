@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from tempogen.cli.options import executor_options, plugins_option
+from tempogen.errors import EXIT_OK, EXIT_USER
 
 
 def _validate(args: argparse.Namespace) -> int:
@@ -61,12 +62,12 @@ def _audit_verify(args: argparse.Namespace) -> int:
             f"{args.manifest}: no row has per-frame labels: nothing was verified from pixels",
             file=sys.stderr,
         )
-        return 1
+        return EXIT_USER
     # exact by default: a pass mark below 100% only by an explicit --min
     passed = 100 * report.agreed >= args.min * report.checked
     if passed and report.disagreements:
         print(f"{len(report.disagreements)} disagreement(s) accepted by --min {args.min:g}")
-    return 0 if passed else 1
+    return EXIT_OK if passed else EXIT_USER
 
 
 def _audit_validity(args: argparse.Namespace) -> int:
@@ -98,7 +99,7 @@ def _audit_shortcuts(args: argparse.Namespace) -> int:
     print(format_shortcuts(report))
     if args.out:
         write_json(args.out, report)
-    return 0 if report["passed"] else 1
+    return EXIT_OK if report["passed"] else EXIT_USER
 
 
 def _audit_captions_eval(args: argparse.Namespace) -> int:
@@ -134,7 +135,7 @@ def add_audit(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
         type=finite_float(0, 100),
         default=100.0,
         metavar="PERCENT",
-        help="agreement needed to exit 0, 0..100 (default 100: any disagreement exits 1)",
+        help="agreement needed to exit 0, 0..100 (default 100: any disagreement exits 2)",
     )
     v.add_argument(
         "--sample", type=positive_int, default=None, help="verify an evenly spread sample of N rows"

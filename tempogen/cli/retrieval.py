@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 
 from tempogen.cli.options import MAX_PAIRS, MAX_TOP_K
+from tempogen.errors import EXIT_OK, EXIT_USER
 
 
 def _captions_generate(args: argparse.Namespace) -> int:
@@ -89,7 +90,7 @@ def _captions_audit(args: argparse.Namespace) -> int:
         f"{args.threshold if args.threshold is not None else default[args.near_dup]}"
     )
     print(f"{len(verdicts) - bad}/{len(verdicts)} pairs pass ({how})")
-    return 1 if args.strict and bad else 0
+    return EXIT_USER if args.strict and bad else EXIT_OK
 
 
 def _retrieve(args: argparse.Namespace) -> int:
@@ -166,7 +167,7 @@ def add_captions(sub: argparse._SubParsersAction[argparse.ArgumentParser]) -> No
     cg.set_defaults(func=_captions_generate)
     ca = csub.add_parser("audit", help="check pairs: same words, temporal order, duplicates")
     ca.add_argument("file", help="pairs as CSV (pos,neg[,major,minor]) or JSONL")
-    ca.add_argument("--strict", action="store_true", help="exit 1 when any pair fails")
+    ca.add_argument("--strict", action="store_true", help="exit 2 when any pair fails")
     ca.add_argument("--report", default=None, help="write a JSONL verdict per pair here")
     ca.add_argument(
         "--near-dup",

@@ -174,7 +174,7 @@ def test_audit_verify_finds_a_wrong_answer(tiny_dataset) -> None:
     _write_jsonl(path, bad)
 
     res = tempogen("audit", "verify", "--manifest", path, "--min", "100", "-j", "2", "-q")
-    assert res.returncode == 1
+    assert res.returncode == 2
     out = res.stdout.strip().splitlines()
     assert out[0] == f"DISAGREE {victim['id']}: manifest says {wrong!r}, pixels say {right!r}"
     assert [line for line in out if line.startswith("DISAGREE")] == out[:1]

@@ -536,7 +536,7 @@ def test_cli_reports_near_duplicates_with_lines_and_modes(tmp_path: Path):
         "captions", "audit", str(f), "--strict", "--report", str(report),
         "--cache-dir", str(tmp_path / "cache"),
     )  # fmt: skip
-    assert run.returncode == 1, run.stderr
+    assert run.returncode == 2, run.stderr
     rows = [json.loads(line) for line in report.read_text().splitlines()]
     assert [r["index"] for r in rows if "near-duplicate" in r["reasons"]] == [4, 6]
     assert rows[4]["details"]["near_duplicate_of"] == [0]

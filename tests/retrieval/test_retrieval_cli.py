@@ -29,7 +29,7 @@ def test_audit_strict_fails_on_a_non_temporal_pair(tmp_path: Path) -> None:
         "a man eats then watches tv,a man watches tv then eats\n"
     )
     audit = run_cli("captions", "audit", str(f), "--strict", "--report", str(tmp_path / "r.jsonl"))
-    assert audit.returncode == 1
+    assert audit.returncode == 2
     rows = [json.loads(line) for line in (tmp_path / "r.jsonl").read_text().splitlines()]
     assert rows[0]["ok"] is False and "not-temporal" in rows[0]["reasons"]
     assert rows[1]["ok"] is True

@@ -75,7 +75,7 @@ def test_one_wrong_answer_fails_by_default_naming_the_row(built) -> None:
     bad, victim, wrong = _flipped(rows)
     path = _write(ds / "flip120.jsonl", bad + _copies(rows, 39))
     res = tempogen("audit", "verify", "--manifest", path, "-j", "2", "-q")
-    assert res.returncode == 1, res.stdout + res.stderr
+    assert res.returncode == 2, res.stdout + res.stderr
     out = res.stdout.strip().splitlines()
     right = victim["answer_key"]
     assert out == [
@@ -93,7 +93,7 @@ def test_a_lower_pass_mark_is_explicit(built) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
     assert f"DISAGREE {victim['id']}" in res.stdout  # still named
     assert "1 disagreement(s) accepted by --min 60" in res.stdout
-    assert tempogen("audit", "verify", "--manifest", path, "--min", "70", "-q").returncode == 1
+    assert tempogen("audit", "verify", "--manifest", path, "--min", "70", "-q").returncode == 2
 
 
 @pytest.mark.parametrize(
@@ -138,7 +138,7 @@ def test_declared_rows_do_not_hide_a_disagreement(built) -> None:
     bad, victim, _ = _flipped(rows)
     path = _write(ds / "both.jsonl", bad + _declared_rows(rows) * 10)
     res = tempogen("audit", "verify", "--manifest", path, "--min", "90", "-q")
-    assert res.returncode == 1, res.stdout
+    assert res.returncode == 2, res.stdout
     assert res.stdout.strip().splitlines()[-1] == (
         "verified 2/3 (66.7%); 30 declared, not verified"
     )
@@ -149,7 +149,7 @@ def test_only_declared_rows_verify_nothing(built) -> None:
     ds, rows = built
     path = _write(ds / "only.jsonl", _declared_rows(rows))
     res = tempogen("audit", "verify", "--manifest", path, "-q")
-    assert res.returncode == 1, res.stdout
+    assert res.returncode == 2, res.stdout
     assert "nothing was verified from pixels" in res.stderr
     assert "verified 0/3" not in res.stdout and "3 declared, not verified" in res.stdout
 
