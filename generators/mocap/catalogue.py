@@ -32,6 +32,7 @@ from tempogen.config.mocap import matches
 from tempogen.errors import GenerationError
 from tempogen.generators.mocap.source import Source, file_sha256, load, register
 from tempogen.generators.motion import Motion, certify, make_scene
+from tempogen.generators.poses import PoseSequence
 from tempogen.generators.scene import Scene, Style
 from tempogen.io import content_hash, read_json, write_json
 from tempogen.questions import answer_key
@@ -166,10 +167,8 @@ def _file_results(
     windows = cut(seq.num_frames, cfg.fps, span, [cfg.seed, int(sha[:8], 16)])
     results = []
     for start, frames in windows:
-        part = seq.poses[start : start + frames]
-        from tempogen.generators.poses import PoseSequence
-
-        piece = PoseSequence(part, seq.trans[start : start + frames], cfg.fps)
+        cut_ = slice(start, start + frames)
+        piece = PoseSequence(seq.poses[cut_], seq.trans[cut_], cfg.fps)
         for m in motions:
             for view in m.views(piece):  # type: ignore[attr-defined]
                 src = Source(rel, sha, start, frames, cfg.fps, jm, round(view, 3))
@@ -190,6 +189,7 @@ def build_catalogue(
     """The catalogue of ``cfg``'s mocap files for ``motions`` (see the module's docstring)."""
     span = cfg.mocap.window or cfg.scenes3d.duration
     cat = Catalogue()
+    task = {m.name: m.task for m in motions}
     for entry in mocap_files(cfg):
         cat.files += 1
         res = _file_results(cfg, entry, motions, span, cache, version)
@@ -197,7 +197,6 @@ def build_catalogue(
             cat.skipped["file too short"] += 1
             continue
         cat.windows += len(res["windows"])
-        task = {m.name: m.task for m in motions}
         for w in res["windows"]:
             mine = [r for r in res["results"] if r["window"] == w]
             good = [r for r in mine if r["key"] is not None]
