@@ -7,7 +7,7 @@ CONFIG ?= configs/default.yaml
 JOBS ?=
 comma := ,
 
-.PHONY: setup dataset test test-fast quality style bench mutate clean
+.PHONY: setup dataset test test-fast quality docs style bench mutate clean
 
 setup: $(VENV)/.installed
 
@@ -45,6 +45,12 @@ quality: setup
 	$(VENV)/bin/ruff format --check .
 	$(PY) scripts/lint_imports.py
 	$(PY) scripts/typecheck.py
+	$(MAKE) docs
+
+# the documentation site (docs/, mkdocs.yml) into build/site; --strict: a broken link or a
+# reference that cannot be generated fails it
+docs: setup
+	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict --quiet
 
 style: setup
 	$(VENV)/bin/ruff check --fix .

@@ -182,6 +182,8 @@ def signals(work: Path, clean: Path, rounds: int, seed: int) -> dict[str, Any]:
             "processes_left": len(left), "stderr_lines": len(lines),
             "traceback": "Traceback" in err, "temps_left": len(temps), "locked": locked,
         })  # fmt: skip
+        if len(lines) != 1 or temps:  # what went wrong, for the report
+            stops[-1].update(stderr_tail=err[-1500:], temps=temps[:5])
     final = _generate(config, out)
     final_rc = final.wait(timeout=3600)
     same = (out / "manifest.jsonl").read_bytes() == (clean / "manifest.jsonl").read_bytes()

@@ -29,6 +29,6 @@ def test_reliability_run_small(tmp_path: Path) -> None:
     assert k["kills"] == 2 and k["final_exit"] == 0
     assert k["manifest_identical"] and not k["videos_undecodable"] and not k["hidden_files_left"]
     sg = report["signals"]
-    assert sg["clean_stops"] == len(sg["stops"]) == 2, sg["stops"]
+    assert sg["clean_stops"] == len(sg["stops"]) == 2, json.dumps(sg["stops"], indent=1)
     assert sg["final_exit"] == 0 and sg["manifest_identical"]
     assert rc == 0

@@ -17,11 +17,13 @@ _POOLS: list[Any] = []  # the live process pools, so a stop can end them before 
 
 def _worker_init() -> None:
     """A pool worker leaves signals to its driver: Ctrl-C (sent to the whole terminal group)
-    is ignored, SIGTERM (the driver's ``terminate``) ends it at once with no traceback."""
+    is ignored, SIGTERM (the driver's ``terminate``) ends it at once with no traceback. The
+    worker was born with both blocked (:func:`process_pool`) and unblocks them only now."""
     import signal
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT, signal.SIGTERM])
 
 
 def stop_workers() -> None:
@@ -39,16 +41,23 @@ def process_pool(jobs: int) -> Iterator[Any]:
 
     The thread count is set in the parent just before forking (and restored after): a child
     that changes OpenCV's threads itself can deadlock on the pool state it inherited.
+    SIGINT and SIGTERM are blocked while the workers fork: a stop landing between a fork and
+    the worker's own handlers would otherwise run the driver's handler in the worker, which
+    prints a traceback (a Ctrl-C reaches the whole group); the driver takes it on unblocking.
     """
     import multiprocessing as mp
+    import signal
 
     import cv2
 
+    stops = [signal.SIGINT, signal.SIGTERM]
     before = cv2.getNumThreads()
     cv2.setNumThreads(1)
+    mask = signal.pthread_sigmask(signal.SIG_BLOCK, stops)
     try:
         pool = mp.get_context("fork").Pool(processes=jobs, initializer=_worker_init)
     finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
         cv2.setNumThreads(before)
     _POOLS.append(pool)
     try:

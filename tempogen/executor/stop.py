@@ -47,12 +47,24 @@ def stop_on_signals() -> Iterator[None]:
     if threading.current_thread() is not threading.main_thread():
         yield  # only the main thread may set handlers (a test calling main() from a thread)
         return
+    import sys
+
+    hook = sys.unraisablehook
+
+    def quiet(unraisable: Any) -> None:
+        # a Stopped lost in a __del__ is raised again by check_stop: printing it would put
+        # a traceback under the stop's one line
+        if not isinstance(unraisable.exc_value, Stopped):
+            hook(unraisable)
+
     before = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    sys.unraisablehook = quiet
     _STOPS.clear()
     try:
         yield
         check_stop()  # the block ran to its end although a stop came: it still ends as one
     finally:
         _STOPS.clear()
+        sys.unraisablehook = hook
         for s, handler in before.items():
             signal.signal(s, handler)
