@@ -41,10 +41,7 @@ def package_tree(dest: Path = ROOT / "build" / "griffe") -> Path:
     return dest
 
 
-def on_config(config: Any) -> Any:
-    """Before any page is read: the package tree mkdocstrings reads (its paths: build/griffe)."""
-    package_tree()
-    return config
+package_tree()  # at import: mkdocstrings finds its paths before any hook's on_config runs
 
 
 _MARKER = re.compile(r"^<!-- generated: ([\w-]+) -->$", re.M)
