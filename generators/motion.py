@@ -167,7 +167,14 @@ def register_motion(cls: type[Motion]) -> type[Motion]:
     """Class decorator: add a pattern to the registry under its ``name``."""
     if not cls.name or cls.task not in TASKS or cls.fact not in tuple(FACTS):
         raise ValueError(f"{cls.__name__}: set name, a task from {TASKS} and a fact")
-    MOTIONS.add(cls.name, cls())
+    motion = cls()
+    keys = motion.keys()
+    if len(set(keys)) < 2:  # a question's options are drawn from its pattern's answers
+        raise ValueError(
+            f"{cls.__name__}: a pattern needs at least two answers (its questions offer its "
+            f"answers as options, and a question needs two); it has {keys}"
+        )
+    MOTIONS.add(cls.name, motion)
     return cls
 
 
