@@ -4,8 +4,8 @@ obeys (certification at TOMATO's and Video-TT's samples).
 A motion pattern is one registered class. It names its TOMATO task, the fact its question
 asks about, the answers it can produce and the question; ``animate`` places objects and
 gives them per-frame states on a :class:`~tempogen.generators.scene.Scene`. Everything else
-(appearance, distractors, labels, certificates, rendering) is shared. See the README for a
-worked example.
+(appearance, distractors, labels, certificates, rendering) is shared. The worked example is
+``examples/zigzag.py`` (docs/extend/motion-pattern.md).
 """
 
 from __future__ import annotations
@@ -48,7 +48,15 @@ VIDEOTT_SAMPLES = 80  # frames Video-TT samples: its question sets must hold at 
 
 
 class Motion:
-    """Base of every motion pattern; subclasses set the class attributes and ``animate``."""
+    """Base of every motion pattern; subclasses set the class attributes and ``animate``.
+
+    ``name``: the pattern's name (configs' ``motions:``, rows' ``generator``). ``task``: one
+    of :data:`~tempogen.questions.TASKS`. ``fact``: the registered fact that answers the
+    question. ``answers``: the answer values it can produce (two at least: a question's
+    options are drawn from them). ``question``: the question, ``{subject}`` the first
+    object's noun, ``{o0}``, ``{o1}``... each asked object's, other slots from
+    :meth:`wording`. ``objects``: the names the question reads. The others are commented
+    where they are set."""
 
     name: ClassVar[str] = ""
     task: ClassVar[str] = ""
@@ -71,6 +79,13 @@ class Motion:
     needs_source: ClassVar[bool] = False
 
     def animate(self, scene: Scene, answer: Any) -> None:
+        """Add the clip's objects to ``scene`` with states that show ``answer`` and declare
+        the question with :meth:`Scene.ask`.
+
+        ``answer`` is one entry of :attr:`answers`, the value whose key the planner asked
+        for: a tuple of tokens for a sequence fact (``("right", "left")``), else the key
+        itself (``"accelerating"``). It is read back from the states, never stored, and a
+        clip whose states show another answer stops the build."""
         raise NotImplementedError
 
     def pixel_states(
@@ -113,9 +128,12 @@ class Motion:
         return labels
 
     def keys(self) -> list[str]:
+        """The answer keys of :attr:`answers`, in order (``right-left``, ``3``): what rows
+        and options carry."""
         return [answer_key(self.fact, a) for a in self.answers]
 
     def value_of(self, key: str) -> Any:
+        """The entry of :attr:`answers` whose key is ``key`` (what :meth:`animate` gets)."""
         for a in self.answers:
             if answer_key(self.fact, a) == key:
                 return a
