@@ -1,6 +1,6 @@
 """Plugins through the CLI: every command imports ``--plugins`` before it reads anything that
-may need them (the README's ``freeze`` op in ``tempogen edit``); a manifest's own ``plugins``
-field never runs code unless the user names the modules too; the current folder is not on the
+may need them (docs/extend/edit-op.md's ``freeze`` op in ``tempogen edit``); a manifest's own
+``plugins`` field never runs code unless the user names the modules too; the current folder is not on the
 import path; a plugin that exits at import is an error naming it, not the command's exit.
 """
 
@@ -48,9 +48,10 @@ def clip_record(folder: Path, **extra: object) -> Path:
     return folder / "m.jsonl"
 
 
-def test_the_readme_freeze_op_runs_through_edit(tmp_path) -> None:
-    """README, "Adding an edit op": `tempogen edit --plugins freeze ...` with
-    `{freeze: {seconds: 0.5}}`, run from the folder holding examples/freeze.py."""
+def test_the_freeze_op_runs_through_edit_on_a_users_clip(tmp_path) -> None:
+    """docs/extend/edit-op.md: `tempogen edit --plugins freeze ...` with
+    `{freeze: {seconds: 0.5}}`, run from the folder holding examples/freeze.py, on a clip of
+    the user's own whose answer is declared (no states: the page's run edits a build)."""
     manifest = clip_record(tmp_path)
     (tmp_path / "p.yaml").write_text("- {freeze: {seconds: 0.5}}\n", encoding="utf-8")
     res = tempogen(
