@@ -55,8 +55,11 @@ class Motion:
     question. ``answers``: the answer values it can produce (two at least: a question's
     options are drawn from them). ``question``: the question, ``{subject}`` the first
     object's noun, ``{o0}``, ``{o1}``... each asked object's, other slots from
-    :meth:`wording`. ``objects``: the names the question reads. The others are commented
-    where they are set."""
+    :meth:`wording`. ``objects``: the names the question reads. ``renderer``: ``"2d"`` (the
+    compositor draws the tracks) or ``"human"``/``"object3d"`` (``animate`` sets
+    ``scene.world``). ``min_seconds``: the shortest clip that shows the answer.
+    ``temporal_noise``: the answer shows in silhouettes alone. ``note``: the rows' ``note``.
+    ``needs_source``: cut from a recorded motion (mocap patterns only)."""
 
     name: ClassVar[str] = ""
     task: ClassVar[str] = ""

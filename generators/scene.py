@@ -102,7 +102,14 @@ class World(Protocol):
 
 @dataclass
 class Scene:
-    """The workspace a pattern animates: canvas, time base, random generator and objects."""
+    """The workspace a pattern animates: canvas, time base, random generator and objects.
+
+    ``rng``: the motion's random generator, seeded per clip (appearance draws from
+    :attr:`look_rng`). ``width``, ``height``: the canvas in pixels; ``fps``, ``num_frames``:
+    the time base. ``style``: the clip's look options. ``tracks``, ``nouns``: the objects
+    added so far and how the question names them. ``query``: set by :meth:`ask`. ``fact``:
+    the pattern's fact, set by the framework. ``world``: a 3D pattern's renderer. ``meta``:
+    extra label metadata. ``twin_key``: the answer of this clip's minimal-pair partner."""
 
     rng: np.random.Generator
     width: int

@@ -1,7 +1,8 @@
 """Plugins through the CLI: every command imports ``--plugins`` before it reads anything that
 may need them (docs/extend/edit-op.md's ``freeze`` op in ``tempogen edit``); a manifest's own
-``plugins`` field never runs code unless the user names the modules too; the current folder is not on the
-import path; a plugin that exits at import is an error naming it, not the command's exit.
+``plugins`` field never runs code unless the user names the modules too; the current folder is
+not on the import path; a plugin that exits at import is an error naming it, not the command's
+exit.
 """
 
 from __future__ import annotations
