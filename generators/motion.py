@@ -199,10 +199,12 @@ def register_motion(cls: type[Motion]) -> type[Motion]:
     return cls
 
 
-def get_motion(name: str) -> Motion:
-    """The registered pattern ``name``; an unknown name is an error naming the known ones."""
+def get_motion(name: str, where: str = "") -> Motion:
+    """The registered pattern ``name`` (an installed package's too: the ``tempogen.motions``
+    entry points load first); an unknown name is an error naming the known ones, prefixed
+    with ``where`` (a file and field)."""
     _load_builtin()
-    return MOTIONS.lookup(name)
+    return MOTIONS.lookup(name, where)
 
 
 def motions_for(task: str, sourced: bool = False) -> list[Motion]:

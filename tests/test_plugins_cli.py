@@ -148,3 +148,27 @@ def test_a_plugin_exiting_at_import_is_an_error(tmp_path) -> None:
     assert res.returncode == 2
     assert "c.yaml:2: plugins[0]: importing 'exiter' raised SystemExit(0)" in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_an_installed_packages_pattern_may_be_named_in_motions(tmp_path) -> None:
+    """A package exposing a pattern in the ``tempogen.motions`` entry-point group needs no
+    ``--plugins`` (docs/extend/index.md): a config's ``motions:`` may name it, so the names
+    are checked after the entry points load, not against the built-ins alone."""
+    site = tmp_path / "site"
+    info = site / "zz_pkg-0.1.dist-info"  # what pip leaves for an installed package
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zz-pkg\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[tempogen.motions]\nzigzag = zz_patterns\n")
+    code = (ROOT / "examples" / "zigzag.py").read_text(encoding="utf-8")
+    (site / "zz_patterns.py").write_text(code, encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "seed: 3\nsize: [160, 96]\nfps: 12\nduration: [3.0, 3.0]\ntasks: [direction]\n"
+        "motions: [zigzag]\nsamples_per_task: 2\n",
+        encoding="utf-8",
+    )
+    res = kit.tempogen(
+        "generate", "--config", "c.yaml", "--out", "o", "--dry-run", cwd=tmp_path,
+        pythonpath=str(site),
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "plan: 2 clips" in res.stdout
