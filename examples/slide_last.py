@@ -1,5 +1,6 @@
-"""A motion pattern that asks the README's new fact, ``last_direction``: a shape slides in one
-direction, then turns and slides on; the question asks where it heads at the end."""
+"""A motion pattern that asks the new fact of docs/extend/fact.md, ``last_direction``: a shape
+slides in one direction, then turns and slides on; the question asks where it heads at the
+end."""
 
 from last_direction import LastDirection
 

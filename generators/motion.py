@@ -4,8 +4,8 @@ obeys (certification at TOMATO's and Video-TT's samples).
 A motion pattern is one registered class. It names its TOMATO task, the fact its question
 asks about, the answers it can produce and the question; ``animate`` places objects and
 gives them per-frame states on a :class:`~tempogen.generators.scene.Scene`. Everything else
-(appearance, distractors, labels, certificates, rendering) is shared. See the README for a
-worked example.
+(appearance, distractors, labels, certificates, rendering) is shared. The worked example is
+``examples/zigzag.py`` (docs/extend/motion-pattern.md).
 """
 
 from __future__ import annotations
@@ -48,7 +48,18 @@ VIDEOTT_SAMPLES = 80  # frames Video-TT samples: its question sets must hold at 
 
 
 class Motion:
-    """Base of every motion pattern; subclasses set the class attributes and ``animate``."""
+    """Base of every motion pattern; subclasses set the class attributes and ``animate``.
+
+    ``name``: the pattern's name (configs' ``motions:``, rows' ``generator``). ``task``: one
+    of :data:`~tempogen.questions.TASKS`. ``fact``: the registered fact that answers the
+    question. ``answers``: the answer values it can produce (two at least: a question's
+    options are drawn from them). ``question``: the question, ``{subject}`` the first
+    object's noun, ``{o0}``, ``{o1}``... each asked object's, other slots from
+    :meth:`wording`. ``objects``: the names the question reads. ``renderer``: ``"2d"`` (the
+    compositor draws the tracks) or ``"human"``/``"object3d"`` (``animate`` sets
+    ``scene.world``). ``min_seconds``: the shortest clip that shows the answer.
+    ``temporal_noise``: the answer shows in silhouettes alone. ``note``: the rows' ``note``.
+    ``needs_source``: cut from a recorded motion (mocap patterns only)."""
 
     name: ClassVar[str] = ""
     task: ClassVar[str] = ""
@@ -71,6 +82,13 @@ class Motion:
     needs_source: ClassVar[bool] = False
 
     def animate(self, scene: Scene, answer: Any) -> None:
+        """Add the clip's objects to ``scene`` with states that show ``answer`` and declare
+        the question with :meth:`Scene.ask`.
+
+        ``answer`` is one entry of :attr:`answers`, the value whose key the planner asked
+        for: a tuple of tokens for a sequence fact (``("right", "left")``), else the key
+        itself (``"accelerating"``). It is read back from the states, never stored, and a
+        clip whose states show another answer stops the build."""
         raise NotImplementedError
 
     def pixel_states(
@@ -113,9 +131,12 @@ class Motion:
         return labels
 
     def keys(self) -> list[str]:
+        """The answer keys of :attr:`answers`, in order (``right-left``, ``3``): what rows
+        and options carry."""
         return [answer_key(self.fact, a) for a in self.answers]
 
     def value_of(self, key: str) -> Any:
+        """The entry of :attr:`answers` whose key is ``key`` (what :meth:`animate` gets)."""
         for a in self.answers:
             if answer_key(self.fact, a) == key:
                 return a
@@ -167,14 +188,23 @@ def register_motion(cls: type[Motion]) -> type[Motion]:
     """Class decorator: add a pattern to the registry under its ``name``."""
     if not cls.name or cls.task not in TASKS or cls.fact not in tuple(FACTS):
         raise ValueError(f"{cls.__name__}: set name, a task from {TASKS} and a fact")
-    MOTIONS.add(cls.name, cls())
+    motion = cls()
+    keys = motion.keys()
+    if len(set(keys)) < 2:  # a question's options are drawn from its pattern's answers
+        raise ValueError(
+            f"{cls.__name__}: a pattern needs at least two answers (its questions offer its "
+            f"answers as options, and a question needs two); it has {keys}"
+        )
+    MOTIONS.add(cls.name, motion)
     return cls
 
 
-def get_motion(name: str) -> Motion:
-    """The registered pattern ``name``; an unknown name is an error naming the known ones."""
+def get_motion(name: str, where: str = "") -> Motion:
+    """The registered pattern ``name`` (an installed package's too: the ``tempogen.motions``
+    entry points load first); an unknown name is an error naming the known ones, prefixed
+    with ``where`` (a file and field)."""
     _load_builtin()
-    return MOTIONS.lookup(name)
+    return MOTIONS.lookup(name, where)
 
 
 def motions_for(task: str, sourced: bool = False) -> list[Motion]:

@@ -24,7 +24,6 @@ from tempogen.facts import FACTS
 from tempogen.generators.mocap.plan import mocap_plan
 from tempogen.generators.mocap.source import located, register_located
 from tempogen.generators.motion import (
-    MOTIONS,
     SAMPLES,
     Motion,
     Scene,
@@ -124,7 +123,7 @@ def seed_stream(spec: Spec, stream: SeedStream) -> np.random.SeedSequence:
 def check_config(cfg: DatasetConfig) -> None:
     """Check the names a config gives against the motion registry (plugins already loaded)."""
     for i, name in enumerate(cfg.motions):
-        MOTIONS.lookup(name, f"{cfg.source}: motions[{i}]")
+        get_motion(name, f"{cfg.source}: motions[{i}]")  # entry points loaded first
 
 
 def plan(cfg: DatasetConfig, cache: Path | None = None) -> list[Spec]:

@@ -102,7 +102,14 @@ class World(Protocol):
 
 @dataclass
 class Scene:
-    """The workspace a pattern animates: canvas, time base, random generator and objects."""
+    """The workspace a pattern animates: canvas, time base, random generator and objects.
+
+    ``rng``: the motion's random generator, seeded per clip (appearance draws from
+    :attr:`look_rng`). ``width``, ``height``: the canvas in pixels; ``fps``, ``num_frames``:
+    the time base. ``style``: the clip's look options. ``tracks``, ``nouns``: the objects
+    added so far and how the question names them. ``query``: set by :meth:`ask`. ``fact``:
+    the pattern's fact, set by the framework. ``world``: a 3D pattern's renderer. ``meta``:
+    extra label metadata. ``twin_key``: the answer of this clip's minimal-pair partner."""
 
     rng: np.random.Generator
     width: int
@@ -137,6 +144,7 @@ class Scene:
     # time -------------------------------------------------------------------------------
     @property
     def n(self) -> int:
+        """The clip's number of frames (``num_frames``): frame ``i`` is shown at ``i / fps``."""
         return self.num_frames
 
     @property
@@ -189,7 +197,13 @@ class Scene:
     def add(
         self, name: str, look: Look, x: Any, y: Any, *, role: str = "subject", **states: Any
     ) -> Track:
-        """Add an object with per-frame states (scalars broadcast)."""
+        """Add an object named ``name`` with per-frame states and return its track.
+
+        ``x``, ``y`` (pixels; ``y`` grows downwards) and the optional states ``angle``
+        (cumulative degrees, clockwise positive), ``scale``, ``visible`` and ``lit`` are
+        arrays of ``n`` values or scalars broadcast to every frame (see
+        :class:`~tempogen.labels.Track`). ``role`` is ``subject``, ``cue``, ``prop``,
+        ``distractor`` or ``anchor``; the question names the object by ``look``'s noun."""
         shape = "text_block" if look.text else look.shape
         tr = Track.build(
             name,
@@ -225,7 +239,10 @@ class Scene:
         return tr
 
     def ask(self, objects: Sequence[str], kind: str = "", **declared: Any) -> None:
-        """Declare what the question reads (the fact comes from the pattern)."""
+        """Declare what the question reads: the names of the objects it asks about, the
+        subject first (see :class:`~tempogen.labels.Query` for what each fact reads from
+        them), the ``kind`` that refines the fact, and ``declared`` answers no state can
+        show. The fact comes from the pattern. Every pattern must call it."""
         self.query = Query(self.fact, tuple(objects), kind, tuple(sorted(declared.items())))
 
     # placement --------------------------------------------------------------------------
@@ -270,6 +287,8 @@ class Scene:
                     break
 
     def labels(self) -> Labels:
+        """The clip's labels: the tracks added so far, the query and the nouns (the
+        framework calls it after ``animate``; an error if ``ask`` was never called)."""
         if self.query is None:
             raise GenerationError("pattern did not call scene.ask(...)")
         return Labels(

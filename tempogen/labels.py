@@ -129,6 +129,7 @@ class Track:
 
     @property
     def num_frames(self) -> int:
+        """How many frames the track has states for."""
         return int(self.x.shape[0])
 
     def bbox(self) -> np.ndarray:
@@ -215,6 +216,7 @@ class Query:
     declared: tuple[tuple[str, Any], ...] = ()
 
     def declared_value(self, key: str, default: Any = None) -> Any:
+        """The declared answer ``key`` (``default`` when the pattern declared none)."""
         return dict(self.declared).get(key, default)
 
     @property
@@ -265,9 +267,11 @@ class Labels:
 
     @property
     def num_frames(self) -> int:
+        """How many frames the clip has (every track has one state per frame)."""
         return self.tracks[0].num_frames if self.tracks else 0
 
     def track(self, name: str) -> Track:
+        """The track named ``name``; a ``KeyError`` naming it when there is none."""
         for t in self.tracks:
             if t.name == name:
                 return t
@@ -275,9 +279,11 @@ class Labels:
 
     @property
     def subject(self) -> Track:
+        """The track the question asks about first (``query.objects[0]``)."""
         return self.track(self.query.objects[0])
 
     def with_tracks(self, tracks: tuple[Track, ...], **changes: Any) -> Labels:
+        """A copy with these tracks (and any other fields in ``changes``) replaced."""
         return replace(self, tracks=tuple(tracks), **changes)
 
     def to_json(self) -> dict[str, Any]:

@@ -21,7 +21,7 @@ class Broken(Motion):
     name = "broken_bug"
     task = "direction"
     fact = "direction"
-    answers = (("right",),)
+    answers = (("right",), ("left",))
     question = "In which direction does {subject} move?"
 
     def animate(self, scene: Scene, answer) -> None:

@@ -1,7 +1,8 @@
 """Plugins through the CLI: every command imports ``--plugins`` before it reads anything that
-may need them (the README's ``freeze`` op in ``tempogen edit``); a manifest's own ``plugins``
-field never runs code unless the user names the modules too; the current folder is not on the
-import path; a plugin that exits at import is an error naming it, not the command's exit.
+may need them (docs/extend/edit-op.md's ``freeze`` op in ``tempogen edit``); a manifest's own
+``plugins`` field never runs code unless the user names the modules too; the current folder is
+not on the import path; a plugin that exits at import is an error naming it, not the command's
+exit.
 """
 
 from __future__ import annotations
@@ -48,9 +49,10 @@ def clip_record(folder: Path, **extra: object) -> Path:
     return folder / "m.jsonl"
 
 
-def test_the_readme_freeze_op_runs_through_edit(tmp_path) -> None:
-    """README, "Adding an edit op": `tempogen edit --plugins freeze ...` with
-    `{freeze: {seconds: 0.5}}`, run from the folder holding examples/freeze.py."""
+def test_the_freeze_op_runs_through_edit_on_a_users_clip(tmp_path) -> None:
+    """docs/extend/edit-op.md: `tempogen edit --plugins freeze ...` with
+    `{freeze: {seconds: 0.5}}`, run from the folder holding examples/freeze.py, on a clip of
+    the user's own whose answer is declared (no states: the page's run edits a build)."""
     manifest = clip_record(tmp_path)
     (tmp_path / "p.yaml").write_text("- {freeze: {seconds: 0.5}}\n", encoding="utf-8")
     res = tempogen(
@@ -146,3 +148,27 @@ def test_a_plugin_exiting_at_import_is_an_error(tmp_path) -> None:
     assert res.returncode == 2
     assert "c.yaml:2: plugins[0]: importing 'exiter' raised SystemExit(0)" in res.stderr
     assert not (tmp_path / "o").exists()
+
+
+def test_an_installed_packages_pattern_may_be_named_in_motions(tmp_path) -> None:
+    """A package exposing a pattern in the ``tempogen.motions`` entry-point group needs no
+    ``--plugins`` (docs/extend/index.md): a config's ``motions:`` may name it, so the names
+    are checked after the entry points load, not against the built-ins alone."""
+    site = tmp_path / "site"
+    info = site / "zz_pkg-0.1.dist-info"  # what pip leaves for an installed package
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: zz-pkg\nVersion: 0.1\n")
+    (info / "entry_points.txt").write_text("[tempogen.motions]\nzigzag = zz_patterns\n")
+    code = (ROOT / "examples" / "zigzag.py").read_text(encoding="utf-8")
+    (site / "zz_patterns.py").write_text(code, encoding="utf-8")
+    (tmp_path / "c.yaml").write_text(
+        "seed: 3\nsize: [160, 96]\nfps: 12\nduration: [3.0, 3.0]\ntasks: [direction]\n"
+        "motions: [zigzag]\nsamples_per_task: 2\n",
+        encoding="utf-8",
+    )
+    res = kit.tempogen(
+        "generate", "--config", "c.yaml", "--out", "o", "--dry-run", cwd=tmp_path,
+        pythonpath=str(site),
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    assert "plan: 2 clips" in res.stdout

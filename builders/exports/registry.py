@@ -6,7 +6,7 @@ eval NAME``), ``run`` (``tempogen eval run``: ask a model its questions) and the
 entries it ``owns`` (what ``generate --replace`` deletes and the build's ledger lists). Every
 command reads :data:`FORMATS`, so a plugin module that calls :func:`register_format` (or the
 older :func:`register_export`, a format that only writes) gets all of them: name it in a
-config's ``plugins:`` or with ``--plugins`` (see the README's worked example).
+config's ``plugins:`` or with ``--plugins`` (docs/extend/export.md's worked example).
 """
 
 from __future__ import annotations

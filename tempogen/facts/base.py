@@ -10,8 +10,8 @@ Video-TT sets, edits and pixel verification all read facts from here, so no modu
 recover a fact by parsing English option text. States measured from pixels go through the same
 :meth:`Fact.derive`, which is how ``tempogen audit verify`` re-answers a question.
 
-A new fact is one subclass registered with :func:`register_fact` (see the README), in one file
-with its label kernels (:mod:`tempogen.facts.kernels`) and its library caption.
+A new fact is one subclass registered with :func:`register_fact` (docs/extend/fact.md), in one
+file with its label kernels (:mod:`tempogen.facts.kernels`) and its library caption.
 """
 
 from __future__ import annotations

@@ -1,52 +1,61 @@
-"""The README's worked example: a new motion pattern is one registered class."""
+"""The worked example of docs/extend/motion-pattern.md: a new motion pattern is one
+registered class, ``examples/zigzag.py`` (the page includes that file, so the class tested
+here is the class the page shows)."""
 
 from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from tempogen.generators.motion import MOTIONS, Motion, Scene, Style, make_labels, register_motion
 
+EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "zigzag.py"
+CLIP = {"width": 320, "height": 180, "fps": 15, "num_frames": 60, "style": Style()}
 
-def test_register_a_zigzag_and_generate_it() -> None:
-    @register_motion
-    class Zigzag(Motion):
-        """The subject goes right, then left: TOMATO's 'first X then Y'."""
 
-        name = "zigzag_test"
+@pytest.fixture
+def zigzag():
+    spec = importlib.util.spec_from_file_location("zigzag", EXAMPLE)
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["zigzag"] = mod
+    try:
+        spec.loader.exec_module(mod)
+        yield mod.Zigzag
+    finally:
+        MOTIONS.pop("zigzag", None)
+        sys.modules.pop("zigzag", None)
+
+
+def test_the_pages_zigzag_certifies_both_answers(zigzag) -> None:
+    assert MOTIONS["zigzag"].keys() == ["right-left", "left-right"]
+    for key, seed in (("right-left", 0), ("left-right", 1)):
+        labels = make_labels(MOTIONS["zigzag"], key, np.random.default_rng(seed), **CLIP)
+        x = labels.subject.x
+        turn = int(np.argmax(x) if key == "right-left" else np.argmin(x))
+        assert 0 < turn < len(x) - 1  # out one way, then back
+    with pytest.raises(ValueError, match="registered twice"):
+        register_motion(zigzag)
+
+
+def test_a_pattern_with_one_answer_is_refused_when_registered() -> None:
+    """Its questions would offer one option (a pattern's answers are its options), which
+    the manifest schema refuses only after a whole build; registration says so at once."""
+
+    class OneWay(Motion):
+        name = "one_way_test"
         task = "direction"
         fact = "direction"
         answers = (("right", "left"),)
         question = "In which direction(s) does {subject} move?"
 
-        def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
-            look = scene.subject_look()
-            turn = scene.sample_frame(scene.switch_sample())
-            f = scene.frames
-            x = scene.width * (
-                0.2
-                + 0.5 * np.minimum(f, turn) / turn
-                - 0.3 * np.maximum(f - turn, 0) / (scene.n - turn)
-            )
-            scene.add("subject", look, x, scene.height / 2)
-            scene.ask(["subject"])
-
-    try:
-        labels = make_labels(
-            MOTIONS["zigzag_test"],
-            "right-left",
-            np.random.default_rng(0),
-            width=320,
-            height=180,
-            fps=15,
-            num_frames=60,
-            style=Style(),
-        )
-        assert labels.subject.x[0] < labels.subject.x[30]
-        with pytest.raises(ValueError, match="registered twice"):
-            register_motion(Zigzag)
-    finally:
-        MOTIONS.pop("zigzag_test", None)
+    with pytest.raises(ValueError, match=r"OneWay: a pattern needs at least two answers.*"
+                       r"\['right-left'\]"):  # fmt: skip
+        register_motion(OneWay)
+    assert "one_way_test" not in MOTIONS
 
 
 def test_a_pattern_whose_states_contradict_its_answer_is_refused() -> None:
@@ -57,7 +66,7 @@ def test_a_pattern_whose_states_contradict_its_answer_is_refused() -> None:
         name = "liar_test"
         task = "direction"
         fact = "direction"
-        answers = (("left",),)
+        answers = (("left",), ("right",))
         question = "?"
 
         def animate(self, scene: Scene, answer: tuple[str, ...]) -> None:
@@ -67,16 +76,7 @@ def test_a_pattern_whose_states_contradict_its_answer_is_refused() -> None:
 
     try:
         with pytest.raises(GenerationError, match="asked for 'left' but its states show"):
-            make_labels(
-                MOTIONS["liar_test"],
-                "left",
-                np.random.default_rng(0),
-                width=320,
-                height=180,
-                fps=15,
-                num_frames=60,
-                style=Style(),
-            )
+            make_labels(MOTIONS["liar_test"], "left", np.random.default_rng(0), **CLIP)
     finally:
         MOTIONS.pop("liar_test", None)
 

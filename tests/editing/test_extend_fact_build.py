@@ -1,4 +1,5 @@
-"""The README's new fact (``examples/last_direction.py``) builds end to end, as a user runs it:
+"""The new fact of docs/extend/fact.md (``examples/last_direction.py``) builds end to end,
+with every export, caption pairs and the retrieval library, as a user runs it:
 a pattern of its own asks it (``examples/slide_last.py``), ``tempogen generate`` writes every
 export from ``examples/last_direction.yaml``, and ``audit verify`` and ``validate`` pass.
 

@@ -1,5 +1,7 @@
-"""The README's worked examples of a new op (``examples/freeze.py``) and a new fact
-(``examples/last_direction.py``), each one file, run as a user would load them."""
+"""The worked examples of docs/extend/edit-op.md (a new op, ``examples/freeze.py``) and
+docs/extend/fact.md (a new fact, ``examples/last_direction.py``), each one file, run as a
+user would load them: what each does to labels, pixels and refusals, beyond the docs test's
+"the page's blocks run"."""
 
 from __future__ import annotations
 
@@ -87,7 +89,10 @@ def test_ops_refuse_a_new_fact_until_they_declare_it(last_direction, generated):
         Reverse()(asked)
 
 
-@pytest.mark.parametrize("name", ["freeze", "last_direction"])
-def test_readme_shows_the_example_verbatim(name):
-    body = (ROOT / "examples" / f"{name}.py").read_text(encoding="utf-8").split('"""', 2)[2].strip()
-    assert body in (ROOT / "README.md").read_text(encoding="utf-8")
+@pytest.mark.parametrize(
+    ("name", "page"), [("freeze", "edit-op.md"), ("last_direction", "fact.md")]
+)
+def test_the_page_includes_the_example_file(name, page):
+    """The page shows the file by including it, so the code it shows is the code tested."""
+    text = (ROOT / "docs" / "extend" / page).read_text(encoding="utf-8")
+    assert f'```python\n--8<-- "examples/{name}.py"\n```' in text
