@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from tempogen.cli.options import executor_options, plugins_option
@@ -48,16 +49,19 @@ def _generate(args: argparse.Namespace) -> int:
     print(f"index: {summary.where('index.html')}; report: {summary.where('report.html')}")
     if summary.url is not None:
         print(f"working copy (a rerun resumes from it): {summary.out_dir}")
-    print("also: " + _also_written())
+    also = _also_written(summary.out_dir)
+    if also:
+        print("also: " + also)
     return 0
 
 
-def _also_written() -> str:
-    """The formats a build writes beside TOMATO's, plugins included, from the registry."""
-    from tempogen.builders.exports import FORMATS
+def _also_written(out_dir: Path) -> str:
+    """The formats this build wrote beside TOMATO's, plugins included (a Vinoground folder
+    only when the config asked for pairs)."""
+    from tempogen.builders.exports import written_formats
 
     return "; ".join(
-        f"{f.folder}/: {f.description}" for f in FORMATS.values() if f.name != "tomato"
+        f"{f.folder}/: {f.description}" for f in written_formats(out_dir) if f.name != "tomato"
     )
 
 

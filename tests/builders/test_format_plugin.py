@@ -119,6 +119,7 @@ def built(tmp_path_factory) -> Path:
     res = tempogen(root, "generate", "--plugins", "qcsv", "--config", "two.yaml",
                    "--out", "ds", "-j", "1", "-q")  # fmt: skip
     assert res.returncode == 0, res.stderr[-3000:]
+    (root / "generate.out").write_text(res.stdout, encoding="utf-8")
     return root
 
 
@@ -133,6 +134,10 @@ def test_generate_writes_the_plugin_format(built) -> None:
     index = (built / "ds" / "index.html").read_text(encoding="utf-8")
     for folder in ("tomato", "videott", "hf", "lmms_eval", "csvq"):
         assert f'href="{folder}"' in index, folder
+    # and its summary names what it wrote: no Vinoground folder with vinoground.pairs 0
+    (also,) = [ln for ln in (built / "generate.out").read_text().splitlines() if "also:" in ln]
+    assert "csvq/: " in also and "hf/: " in also and "vinoground/" not in also, also
+    assert not (built / "ds" / "vinoground").exists()
 
 
 def test_validate_checks_the_plugin_format_and_refuses_a_broken_file(built) -> None:
