@@ -432,18 +432,19 @@ def test_a_missing_body_model_in_the_config_names_the_field(tmp_path):
     assert config_from_dict({"scenes3d": {"body_model": None}}).scenes3d.body_model == ""
 
 
-def test_the_readme_smplx_create_call_runs_as_written(monkeypatch):
-    # issue 12: the README's call is the one that works (a plain create fails on landmarks)
+def test_the_docs_smplx_create_call_runs_as_written(monkeypatch):
+    # issue 12: the documented call is the one that works (a plain create fails on landmarks)
     import contextlib
     import io
     import re
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[2]
-    blocks = re.findall(r"```python\n(.*?)```", (root / "README.md").read_text(), re.S)
+    page = root / "docs" / "guide" / "humans.md"
+    blocks = re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
     (snippet,) = [b for b in blocks if "smplx.create(" in b]
     monkeypatch.chdir(root)
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
-        exec(compile(snippet, "README.md", "exec"), {})
+        exec(compile(snippet, str(page), "exec"), {})
     assert "torch.Size([1, 4354, 3])" in out.getvalue()
