@@ -264,8 +264,8 @@ def decode_rgb(path: Path) -> np.ndarray:
 
 
 def part_a(args: argparse.Namespace) -> dict[str, Any]:
-    src = OUT_DIR / f"edit_in_{W}x{H}_{SECONDS}s.mp4"
-    gen_cmd = make_input(src, W, H, SECONDS, "medium", 18)
+    src = OUT_DIR / f"edit_in_{W}x{H}_{args.seconds}s.mp4"
+    gen_cmd = make_input(src, W, H, args.seconds, "medium", 18)
     contestants: dict[str, dict[str, Any]] = {
         "ours": {
             "run": lambda o: run_ours(src, o, threads=0),
@@ -526,11 +526,11 @@ def part_b(args: argparse.Namespace) -> dict[str, Any]:
     return res
 
 
-def part_c() -> dict[str, Any]:
-    """Peak memory of joining two 10 s 640x360 clips (the clip and its mirror image), ours
-    streamed against the stacked join, each in its own process (VmHWM)."""
-    src = OUT_DIR / f"edit_in_{W}x{H}_{SECONDS}s.mp4"
-    make_input(src, W, H, SECONDS, "medium", 18)
+def part_c(seconds: int = SECONDS) -> dict[str, Any]:
+    """Peak memory of joining two ``seconds`` s 640x360 clips (the clip and its mirror image),
+    ours streamed against the stacked join, each in its own process (VmHWM)."""
+    src = OUT_DIR / f"edit_in_{W}x{H}_{seconds}s.mp4"
+    make_input(src, W, H, seconds, "medium", 18)
     res = {}
     for kind in ("concat", "concat_stacked"):
         res[kind] = run_child(kind, src, OUT_DIR / f"edit_c_{kind}.mp4")
@@ -622,6 +622,9 @@ def table_b(b: dict[str, Any]) -> str:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeat", type=int, default=3, help="timed runs per contestant (part A)")
+    ap.add_argument(
+        "--seconds", type=int, default=SECONDS, help="length of the 640x360 input (parts A, C)"
+    )
     ap.add_argument("--moviepy-repeat", type=int, default=1, help="timed moviepy runs")
     ap.add_argument("--skip-moviepy", action="store_true")
     ap.add_argument("--long", action="store_true", help="also run part B (10-minute 720p clip)")
@@ -639,10 +642,10 @@ def main() -> None:
         "machine": machine(),
         "loadavg_start": os.getloadavg(),
     }
-    print("part A: reverse + mirror + speed x2 + zoom, 10 s 640x360", flush=True)
+    print(f"part A: reverse + mirror + speed x2 + zoom, {args.seconds} s 640x360", flush=True)
     report["part_a"] = part_a(args)
-    print("part C: concat of two 10 s 640x360 clips, peak memory of a subprocess", flush=True)
-    report["part_c"] = part_c()
+    print(f"part C: concat of two {args.seconds} s 640x360 clips, peak memory", flush=True)
+    report["part_c"] = part_c(args.seconds)
     if args.long:
         print("part B: 10-minute 1280x720 clip, peak RSS of a subprocess", flush=True)
         report["part_b"] = part_b(args)

@@ -30,7 +30,7 @@ sys.path.insert(0, str(ROOT))
 # bench name -> (quick arguments, full arguments)
 BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "generate": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml"], []),
-    "edit": (["--repeat", "1", "--skip-moviepy"], []),
+    "edit": (["--repeat", "1", "--skip-moviepy", "--seconds", "2"], []),
     "human": (["--frames", "32", "--width", "320", "--height", "180", "--repeat", "1", "--jobs", "0", "--motions", "put_down,cube_spin"], ["--frames", "90", "--repeat", "2", "--jobs", "1"]),
     "render3d": (["--frames", "30", "--repeat", "1"], []),
     "mocap": (["--frames", "90", "--width", "320", "--height", "180", "--repeat", "1"], []),
