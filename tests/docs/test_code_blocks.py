@@ -127,6 +127,7 @@ def test_fences_are_parsed_with_page_line_language_and_comments() -> None:
         "{}\n"
         "```\n"
         "inline ```not a fence``` here\n"
+        "```inline``` code at the start of a line\n"
         "```\n"  # 25
         "```\n"
     )
@@ -138,7 +139,7 @@ def test_fences_are_parsed_with_page_line_language_and_comments() -> None:
         (11, "python", "print(1)\n    x = 2\n", None, None),
         (16, "text", "```sh\ninside\n```\n", None, "needs a GPU"),
         (21, "json", "{}\n", None, None),
-        (25, "", "", None, None),
+        (26, "", "", None, None),
     ]
     assert blocks[0].where == "p.md:2"
 
@@ -299,6 +300,7 @@ def test_files_are_written_in_page_order_and_python_runs_in_the_sandbox(
     value, prefix, package, home = (sandbox / "py.txt").read_text().split()
     assert value == "42"  # imported from the sandbox, the working folder
     assert Path(prefix) == sandbox / ".venv"  # the sandbox's environment: the project's
+    assert (sandbox / ".venv" / "lib").is_symlink()  # linked, not copied
     assert Path(package).is_relative_to(REPO)
     assert Path(home) == tmp_path / "work" / "home"
     assert not (sandbox / "shown.txt").exists()  # a text block is never run
