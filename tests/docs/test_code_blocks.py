@@ -148,6 +148,16 @@ def test_an_unclosed_fence_fails_naming_its_line(tmp_path: Path) -> None:
     assert _fails("a\n\n```sh\necho hi\n", tmp_path).startswith("page.md:3: the fence ``` is")
 
 
+@pytest.mark.parametrize(
+    "text",
+    ["<!-- not run: a GPU -->\n\n```sh\nexit 1\n```\n", "<!-- file: c.yaml -->\ntext\n",
+     "<!-- file: c.yaml -->\n"],
+    ids=["blank-line-between", "before-prose", "at-the-end"],
+)  # fmt: skip
+def test_a_comment_away_from_its_fence_fails(text: str, tmp_path: Path) -> None:
+    assert _fails(text, tmp_path).startswith("page.md:1: <!-- ")
+
+
 def test_a_failing_sh_block_fails_naming_page_line_code_and_output(
     tmp_path: Path, bare_template: Path
 ) -> None:
