@@ -52,12 +52,13 @@ PAGES = [_page_param(p) for p in doc_pages()]
 def docs_template(tmp_path_factory) -> Path:
     """The sandbox every page's is copied from, its dataset built by ``make dataset`` once per
     test run (shared by pytest-xdist workers)."""
-
     return shared_build(tmp_path_factory, "docs-sandbox", make_template)
 
 
 @pytest.mark.parametrize("page", PAGES)
 def test_page_code_blocks_run(page: str, request, tmp_path: Path) -> None:
+    """The page's blocks in page order, in its own sandbox; the first that breaks the contract
+    or fails fails the test, naming its page and line. Blocks not run are listed at the end."""
     text = (REPO / page).read_text(encoding="utf-8")
     try:
         done = run_page(page, text, tmp_path, lambda: request.getfixturevalue("docs_template"))
