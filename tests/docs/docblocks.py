@@ -94,13 +94,21 @@ def _language(info: str) -> str:
 
 def parse_blocks(text: str, page: str) -> list[Block]:
     """Every fenced block of a Markdown page in page order (``` or ~~~, indented fences in
-    lists too). An unclosed fence is a :class:`BlockError`."""
+    lists too). An unclosed fence, or a ``file:``/``not run:`` comment that is not on the line
+    right before a fence (it would apply to nothing), is a :class:`BlockError`."""
     lines = text.splitlines()
     blocks: list[Block] = []
     i = 0
     while i < len(lines):
         m = _OPEN.match(lines[i])
         if not m or (m["fence"][0] == "`" and "`" in m["info"]):
+            comment = lines[i].strip()
+            if _FILE.match(comment) or _NOT_RUN.match(comment):
+                after = lines[i + 1] if i + 1 < len(lines) else ""
+                if not _OPEN.match(after):
+                    raise BlockError(
+                        f"{page}:{i + 1}: {comment} belongs on the line right before a fence"
+                    )
             i += 1
             continue
         start, indent, fence = i, len(m["indent"]), m["fence"]
