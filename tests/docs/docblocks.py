@@ -210,11 +210,14 @@ def run_code(
 ) -> None:
     """An ``sh`` block under ``bash -euo pipefail`` or a ``python`` block in a fresh
     interpreter, in ``sandbox``; a nonzero exit or a timeout is a :class:`BlockError` with
-    the block and the tail of its output. What it leaves running is killed when it ends."""
+    the block and the tail of its output (whose line numbers are the page's). What it leaves
+    running is killed when it ends."""
+    # blank lines before the code: the line numbers bash and Python report are the page's
+    code = "\n" * block.line + block.code
     if block.lang == "sh":
-        argv = ["bash", "-euo", "pipefail", "-c", block.code]
+        argv = ["bash", "-euo", "pipefail", "-c", code]
     else:
-        argv = [str(sandbox / ".venv" / "bin" / "python"), "-c", block.code]
+        argv = [str(sandbox / ".venv" / "bin" / "python"), "-c", code]
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         proc = subprocess.Popen(
             argv, cwd=sandbox, env=dict(env), stdin=subprocess.DEVNULL, stdout=out, stderr=err,

@@ -188,10 +188,18 @@ def test_sh_runs_with_errexit_nounset_and_pipefail(
 def test_a_failing_python_block_fails_with_its_traceback(
     tmp_path: Path, bare_template: Path
 ) -> None:
-    msg = _fails(
-        "t\n```python\nimport sys\nraise SystemExit('no good')\n```\n", tmp_path, bare_template
-    )
-    assert msg.startswith("page.md:2: ```python block exited 1\n") and "no good" in msg
+    msg = _fails("t\n```python\nx = 1\n1 / 0\n```\n", tmp_path, bare_template)
+    assert msg.startswith("page.md:2: ```python block exited 1\n")
+    assert 'File "<string>", line 4, in <module>' in msg  # the page's line number
+    assert "ZeroDivisionError" in msg
+
+
+def test_a_failing_sh_command_is_reported_at_its_page_line(
+    tmp_path: Path, bare_template: Path
+) -> None:
+    msg = _fails("t\n\n```sh\ntrue\nno-such-command-here\n```\n", tmp_path, bare_template)
+    assert msg.startswith("page.md:3: ```sh block exited 127\n")
+    assert "line 5: no-such-command-here: command not found" in msg
 
 
 def test_a_block_past_its_timeout_fails_and_what_it_started_is_killed(
