@@ -58,6 +58,24 @@ SANDBOX_COPIES = ("configs", "examples", "assets", "Makefile", "pyproject.toml")
 _OPEN = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
 _FILE = re.compile(r"^<!--\s*file\b\s*:?(?P<arg>.*?)-->$")
 _NOT_RUN = re.compile(r"^<!--\s*not run\b\s*:?(?P<arg>.*?)-->$")
+_SNIPPET = re.compile(r'^--8<-- "(?P<path>[^"]+)"$')
+
+
+def expand_snippets(body: list[str], page: str, line: int, root: Path = REPO) -> list[str]:
+    """``body`` with each ``--8<-- "PATH"`` line replaced by that file's lines, as
+    pymdownx.snippets does for the site (base path: the repository): a page that shows
+    examples/freeze.py runs the file itself. A missing file is a :class:`BlockError`."""
+    out: list[str] = []
+    for k, text in enumerate(body):
+        m = _SNIPPET.match(text.strip())
+        if m is None:
+            out.append(text)
+            continue
+        path = (root / m["path"]).resolve()
+        if not path.is_relative_to(root.resolve()) or not path.is_file():
+            raise BlockError(f"{page}:{line + 1 + k}: --8<-- {m['path']!r}: no such file")
+        out.extend(path.read_text(encoding="utf-8").splitlines())
+    return out
 
 
 class BlockError(Exception):
@@ -130,7 +148,7 @@ def parse_blocks(text: str, page: str) -> list[Block]:
                 page=page,
                 line=start + 1,
                 lang=_language(m["info"]),
-                code="\n".join(body) + ("\n" if body else ""),
+                code="\n".join(expand_snippets(body, page, start + 1)) + ("\n" if body else ""),
                 file=f["arg"].strip() if f else None,
                 not_run=n["arg"].strip() if n else None,
             )

@@ -3,6 +3,7 @@ page in its own sandbox; and the runner itself refuses what the contract refuses
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 from typing import Any
@@ -25,10 +26,7 @@ from kit import REPO, shared_build
 
 # A page whose blocks are known to break the contract today, and why: each is an expected
 # failure, strict (once the page is fixed the test fails until its line here is removed).
-STALE = {
-    "README.md": "the README before issue 28's rewrite: ```bash and an unlabelled fence, blocks "
-    "that need files it never writes (p.yaml, preds.jsonl, walk.npz, dance.bvh), a Ray cluster",
-}
+STALE: dict[str, str] = {}
 
 
 def _page_param(page: str) -> Any:
@@ -384,3 +382,13 @@ def test_a_page_runs_against_the_tiny_build_and_the_endpoint(request, tmp_path: 
     done = run_page("sandbox.md", SANDBOX_PAGE, tmp_path,
                     lambda: request.getfixturevalue("docs_template"))  # fmt: skip
     assert [what for _, what in done] == ["ran", "ran"]
+
+
+def test_a_snippet_include_runs_the_file_and_a_missing_one_fails(tmp_path: Path) -> None:
+    """``--8<-- "examples/x.py"`` in a block is the file's text, as on the site; a path that
+    is missing, or outside the repository, is an error naming the page and line."""
+    (block,) = parse_blocks('```python\n--8<-- "examples/freeze.py"\n```\n', "p.md")
+    assert block.code == (REPO / "examples" / "freeze.py").read_text(encoding="utf-8")
+    for bad in ("examples/nowhere.py", "../etc/passwd"):
+        with pytest.raises(BlockError, match=rf"p\.md:2: --8<-- '{re.escape(bad)}': no such"):
+            parse_blocks(f'```python\n--8<-- "{bad}"\n```\n', "p.md")
