@@ -14,6 +14,7 @@ from tempogen.config.mocap import mocap_section
 from tempogen.config.schema import (
     MAX_SAMPLES,
     MAX_SECONDS,
+    PRESETS,
     SHORTCUTS,
     ConfigError,
     DatasetConfig,
@@ -126,8 +127,7 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     if "crf" in enc:
         ekw["crf"] = number(src, "encode.crf", enc["crf"], int, 0, 51)
     if "preset" in enc:
-        presets = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow")
-        ekw["preset"] = choice(src, "encode.preset", enc["preset"], presets)
+        ekw["preset"] = choice(src, "encode.preset", enc["preset"], PRESETS)
     vino = section(src, "vinoground", data.get("vinoground"))
     check_keys(src, "vinoground.", vino, VinogroundConfig)
     if "pairs" in vino:
