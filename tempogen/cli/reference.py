@@ -4,6 +4,7 @@ and the ``--help`` epilog of each command that points to its section there."""
 from __future__ import annotations
 
 import argparse
+import re
 from collections.abc import Iterator
 
 PAGE = "docs/reference/cli.md"
@@ -106,3 +107,25 @@ def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
             out += [f"| {_names(a)} | {_help(p, a)} | {_default(a)} |" for a in opts]
             out += [""]
     return "\n".join(out)
+
+
+def unlisted(parser: argparse.ArgumentParser, page: str) -> list[str]:
+    """What of ``parser`` the reference ``page`` lacks: a command without its section, or an
+    option (each of its strings) or positional missing from its command's section."""
+    sections = {}
+    for part in ("\n" + page).split("\n## ")[1:]:
+        m = re.search(r"\{#([\w-]+)\}", part.splitlines()[0])
+        if m:
+            sections[m[1]] = part
+    missing = []
+    for words, p, _ in commands(parser):
+        name = " ".join(words)
+        text = sections.get(anchor(words))
+        if text is None:
+            missing.append(name)
+            continue
+        for a in options(p):
+            for s in a.option_strings or [a.metavar or a.dest]:
+                if f"`{s}" not in text:
+                    missing.append(f"{name} {s}")
+    return missing
