@@ -1,11 +1,15 @@
-"""The CLI reference of the docs (``docs/reference/cli.md``), rendered from the parser itself,
-and the ``--help`` epilog of each command that points to its section there."""
+"""The docs' reference pages generated from the code (scripts/docs_hooks.py fills them in): the
+CLI from the parser itself, with the ``--help`` epilog of each command that points to its
+section; the manifest row from its JSON Schema; the export formats from their registry; the
+exit codes from :mod:`tempogen.errors`."""
 
 from __future__ import annotations
 
 import argparse
+import json
 import re
 from collections.abc import Iterator
+from typing import Any
 
 PAGE = "docs/reference/cli.md"
 
@@ -129,3 +133,104 @@ def unlisted(parser: argparse.ArgumentParser, page: str) -> list[str]:
                 if f"`{s}" not in text:
                     missing.append(f"{name} {s}")
     return missing
+
+
+# The other generated reference tables: the manifest row, the formats, the exit codes.
+
+
+def _schema_type(s: dict[str, Any]) -> str:
+    """A JSON Schema node's type and rules, in a few words."""
+    if "const" in s:
+        return f"`{json.dumps(s['const'])}`"
+    if "enum" in s:
+        return "one of " + ", ".join(f"`{json.dumps(v)}`" for v in s["enum"])
+    kind = s.get("type", "any")
+    text = " or ".join(kind) if isinstance(kind, list) else kind
+    if kind == "array" and "items" in s:
+        item = s["items"]
+        text += " of " + ("track" if "$ref" in item else _schema_type(item))
+    rules = []
+    for key, word in (("minimum", ">="), ("exclusiveMinimum", ">"), ("minLength", "length >=")):
+        if key in s:
+            rules.append(f"{word} {s[key]}")
+    if "minItems" in s:
+        rules.append(f"at least {s['minItems']} items")
+    if s.get("pattern") == "^[0-9a-f]{64}$":
+        rules.append("64 hex digits")
+    elif "pattern" in s:
+        rules.append(f"matches `{s['pattern']}`")
+    return text + (f" ({', '.join(rules)})" if rules else "")
+
+
+def manifest_rows(schema: dict[str, Any]) -> list[tuple[str, str, bool, str]]:
+    """``(name, type, required, description)`` of every property of the manifest row schema,
+    then of each object's own properties (``variation.zoom``), then of a track's."""
+    out = []
+
+    def walk(prefix: str, node: dict[str, Any]) -> None:
+        required = set(node.get("required", ()))
+        for name, prop in node.get("properties", {}).items():
+            out.append((prefix + name, _schema_type(prop), name in required,
+                        prop.get("description", "")))  # fmt: skip
+            if prop.get("type") == "object" and "properties" in prop:
+                walk(f"{prefix}{name}.", prop)
+
+    walk("", schema)
+    walk("labels.", schema["properties"]["labels"]["then"])
+    walk("labels.tracks[].", schema["$defs"]["track"])
+    return out
+
+
+def undescribed(schema: dict[str, Any]) -> list[str]:
+    """Top-level properties of a row schema with no description: the reference would be blank."""
+    return [k for k, v in schema["properties"].items() if not v.get("description", "").strip()]
+
+
+def manifest_reference() -> str:
+    """The manifest row's fields (``docs/reference/manifest.md``) from its JSON Schema."""
+    from tempogen.manifest import MANIFEST_SCHEMA
+
+    lines = [MANIFEST_SCHEMA["description"], "", "| field | type | required | description |",
+             "|---|---|---|---|"]  # fmt: skip
+    for name, kind, req, desc in manifest_rows(MANIFEST_SCHEMA):
+        cells = [f"`{name}`", kind, "yes" if req else "", " ".join(desc.split())]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def formats_reference() -> str:
+    """The export registry's formats and what each can do (``docs/reference/exports.md``)."""
+    from tempogen.builders.exports import FORMATS
+
+    lines = ["| format | folder | write | validate | score | run | what it is |",
+             "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for name, f in FORMATS.items():
+        can = ["yes" if getattr(f, p) else "" for p in ("write", "validate", "score", "run")]
+        lines.append(f"| `{name}` | `{f.folder}/` | {' | '.join(can)} | {f.description} |")
+    return "\n".join(lines) + "\n"
+
+
+def exit_codes_reference() -> str:
+    """The exit codes of :mod:`tempogen.errors` as a table (``docs/reference/exit-codes.md``)."""
+    from tempogen import errors
+
+    meaning = {
+        "EXIT_OK": "Success; for a check, the data passed it.",
+        "EXIT_BUG": "A bug in tempogen: its traceback is printed. Please report it.",
+        "EXIT_USER": "A user's error (a bad option, config, input file or unwritable output: "
+        "one line on stderr naming the file, line or field), or a check the user asked for "
+        "that failed (`validate` on a broken manifest, `audit verify` below `--min`, `audit "
+        "shortcuts` above chance, `captions audit --strict` with a failing pair).",
+    }
+    lines = ["| code | name | meaning |", "|---|---|---|"]
+    for name in ("EXIT_OK", "EXIT_BUG", "EXIT_USER"):
+        lines.append(f"| `{getattr(errors, name)}` | `tempogen.errors.{name}` | {meaning[name]} |")
+    lines.append("| `128 + n` |  | Stopped by signal n (130: Ctrl-C, 143: SIGTERM); finished "
+                 "work is kept and a rerun resumes. |")  # fmt: skip
+    return "\n".join(lines) + "\n"
+
+
+def unlisted_fields(schema: dict[str, Any], page: str) -> list[str]:
+    """The fields of a row ``schema`` (as :func:`manifest_rows` names them) that ``page``
+    has no table row for."""
+    return [name for name, *_ in manifest_rows(schema) if f"| `{name}` |" not in page]
