@@ -57,21 +57,27 @@ def options(p: argparse.ArgumentParser) -> list[argparse.Action]:
     ]
 
 
+def _metavar(a: argparse.Action) -> str:
+    """What ``--help`` shows for an option's value: its metavar, choices or upper-case dest."""
+    if isinstance(a.metavar, str):
+        return a.metavar
+    if a.choices:
+        return "{" + ",".join(map(str, a.choices)) + "}"
+    return a.dest.upper() if a.option_strings else a.dest
+
+
 def _names(a: argparse.Action) -> str:
     if not a.option_strings:
-        return f"`{a.metavar or a.dest}`"
-    arg = ""
-    if a.nargs != 0:
-        arg = " " + (a.metavar or (f"{{{','.join(map(str, a.choices))}}}" if a.choices else None)
-                     or a.dest.upper())  # fmt: skip
+        return f"`{_metavar(a)}`"
+    arg = "" if a.nargs == 0 else " " + _metavar(a)
     return ", ".join(f"`{s}{arg}`" for s in a.option_strings)
 
 
 def _default(a: argparse.Action) -> str:
     if a.default in (None, argparse.SUPPRESS) or a.nargs == 0 or a.required:
         return ""
-    if isinstance(a.default, (list, tuple)):
-        return ", ".join(map(str, a.default)) and f"`{','.join(map(str, a.default))}`"
+    if isinstance(a.default, (list, tuple)):  # an empty list is no default to show
+        return f"`{','.join(map(str, a.default))}`" if a.default else ""
     return f"`{a.default}`"
 
 
@@ -129,7 +135,7 @@ def unlisted(parser: argparse.ArgumentParser, page: str) -> list[str]:
             missing.append(name)
             continue
         for a in options(p):
-            for s in a.option_strings or [a.metavar or a.dest]:
+            for s in a.option_strings or [_metavar(a)]:
                 if f"`{s}" not in text:
                     missing.append(f"{name} {s}")
     return missing

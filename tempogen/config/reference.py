@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Iterator
 from dataclasses import MISSING, Field, dataclass
-from typing import Any
+from typing import Any, cast
 
 from tempogen.config.schema import DatasetConfig
 
@@ -52,7 +52,7 @@ def _sections(cls: type) -> Iterator[tuple[str, type, str]]:
     yield "", cls, ""
     for f in dataclasses.fields(cls):
         if _section(f):
-            sub = f.default_factory  # type: ignore[misc]
+            sub = cast(type, f.default_factory)
             yield f"{f.name}.", sub, f.metadata.get("doc", "")
             yield from ((f"{f.name}.{p}", c, d) for p, c, d in _sections(sub) if p)
 
@@ -62,7 +62,7 @@ def _section(f: Field[Any]) -> bool:
 
 
 def _default(f: Field[Any]) -> Any:
-    v = f.default if f.default is not MISSING else f.default_factory()  # type: ignore[misc]
+    v: Any = f.default if f.default_factory is MISSING else f.default_factory()
     if f.type == "tuple[tuple[str, str], ...]":
         return dict(v)
     return _plain(v)
