@@ -7,7 +7,7 @@ test checks every documented bound and choice against the validator in
 
 from __future__ import annotations
 
-from dataclasses import MISSING, asdict, dataclass, field
+from dataclasses import MISSING, asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,25 @@ def doc(default: Any = MISSING, text: str = "", *, factory: Any = MISSING, **met
     (``lo``, ``hi``, ``choices``, ``note``, ``per_task``); the defaults stay the field's own."""
     extra = {k: meta.pop(k) for k in ("compare", "repr") if k in meta}
     return field(default=default, default_factory=factory, metadata={"doc": text, **meta}, **extra)
+
+
+def limits(cls: type, name: str) -> tuple[Any, Any]:
+    """The documented ``(lo, hi)`` bounds of field ``name`` of the dataclass ``cls``: what the
+    loader checks, so that the reference and the check are one number."""
+    meta = {f.name: f.metadata for f in fields(cls)}[name]
+    return meta.get("lo"), meta.get("hi")
+
+
+def per_task_limits() -> tuple[int, int]:
+    """The documented bounds of each count of a per-task ``samples_per_task`` mapping."""
+    meta = {f.name: f.metadata for f in fields(DatasetConfig)}["samples_per_task"]
+    lo, hi = meta["per_task"]
+    return lo, hi
+
+
+def choices(cls: type, name: str) -> tuple[str, ...]:
+    """The documented choices of field ``name`` of the dataclass ``cls``."""
+    return tuple({f.name: f.metadata for f in fields(cls)}[name]["choices"])
 
 
 @dataclass(frozen=True)
@@ -196,7 +215,7 @@ class DatasetConfig:
         (640, 360), "Width and height of every clip in pixels.", lo=32, hi=MAX_SIDE,
         note="both even (yuv420p)",
     )  # fmt: skip
-    fps: float = doc(30.0, "Frames per second of every clip.", lo=1, hi=MAX_FPS)
+    fps: float = doc(30.0, "Frames per second of every clip.", lo=1, hi=int(MAX_FPS))
     duration: tuple[float, float] = doc(
         (3.0, 10.0), "Seconds, drawn per 2D clip (first not above second).", lo=1.0, hi=MAX_SECONDS
     )
