@@ -63,7 +63,7 @@ class StyleConfig:
         0.15, "Chance of a misleading word: on a block subject, or a sign in 3D.", lo=0, hi=1
     )
     backgrounds: tuple[str, ...] = doc(
-        BACKGROUNDS, "Backgrounds painted behind 2D clips, one drawn per clip; at least one.",
+        BACKGROUNDS, "Backgrounds a clip's is drawn from, one per clip; at least one.",
         choices=BACKGROUNDS,
     )  # fmt: skip
     temporal_noise: float = doc(
