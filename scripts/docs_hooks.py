@@ -31,8 +31,9 @@ def package_tree(dest: Path = ROOT / "build" / "griffe") -> Path:
     for entry in (ROOT / "tempogen").iterdir():
         (top / entry.name).symlink_to(entry)
     for name, folder in dirs["package-dir"].items():
-        if name.count(".") == 1:
-            (top / name.split(".")[1]).symlink_to(ROOT / folder)
+        link = top / name.split(".")[-1]
+        if name.count(".") == 1 and not link.exists():  # a staged tree may hold it already
+            link.symlink_to(ROOT / folder)
     return dest
 
 

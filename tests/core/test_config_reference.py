@@ -195,3 +195,32 @@ def test_a_field_without_doc_fails_the_coverage_check() -> None:
         sec: Bare = field(default_factory=Bare)  # type: ignore[valid-type]
 
     assert undocumented(Holder) == ["sec"]
+
+
+def test_the_page_is_one_table_per_section_in_schema_order() -> None:
+    page = config_reference()
+    _, sections = leaf_keys(DatasetConfig)
+    parts = ("\n" + page).split("\n## ")[1:]
+    assert [p.splitlines()[0] for p in parts] == ["Top-level keys"] + [f"`{s}`" for s in sections]
+    assert "\n\n## " in page and "\n## " not in page.replace("\n\n## ", "")  # blank line before
+    top = {f.name: f for f in dataclasses.fields(DatasetConfig)}
+    for part, prefix in zip(parts, ["", *(f"{s}." for s in sections)]):
+        lines = part.splitlines()
+        assert lines[1] == "", lines[:2]
+        at = lines.index("| key | type | default | allowed | description |")
+        assert lines[at + 1] == "|---|---|---|---|---|"
+        keys = [ROW.match(line)["key"] for line in lines[at + 2 :] if line]
+        want = [k for k in rows() if k.startswith(prefix) and "." not in k[len(prefix) :]]
+        assert keys == want, (prefix, keys)
+        if prefix:
+            f = top[prefix.rstrip(".")]
+            text = " ".join(part.split())
+            assert " ".join(f.default_factory.__doc__.replace("``", "`").split())[:50] in text
+            if f.metadata.get("doc"):
+                assert f.metadata["doc"] in text, prefix
+    for key, row in rows().items():
+        assert "`null` to" not in row["allowed"] and "to `null`" not in row["allowed"], key
+    noted = {"size", "scenes3d.humans", "scenes3d.objects", "mocap.share", "executor.address"}
+    for key in noted:
+        assert rows()[key]["allowed"].endswith(("yuv420p)", "at most 1", "needs `files`",
+                                                 "`kind: ray`")), key  # fmt: skip
