@@ -84,3 +84,34 @@ def test_help_through_the_cli_ends_with_the_docs_line() -> None:
     assert proc.returncode == 0, proc.stderr
     last = proc.stdout.strip().splitlines()[-1]
     assert last == "docs: docs/reference/cli.md#tempogen-captions-audit (the site: make docs)"
+
+
+def test_each_section_shows_the_help_usage_subcommands_and_option_cells_argparse_shows() -> None:
+    parser = build_parser()
+    page = cli_reference(parser)
+    for words, p in walk(parser):
+        text = section(page, "-".join(words))
+        fmt = p._get_formatter()
+        usage = argparse.HelpFormatter(p.prog, width=88)
+        usage.add_usage(p.usage, p._actions, p._mutually_exclusive_groups)
+        assert f"```text\n{usage.format_help().strip()}\n```" in text, words
+        for a in p._actions:
+            if isinstance(a, argparse._SubParsersAction):
+                for choice in a._choices_actions:
+                    sub = (*words, choice.dest)
+                    link = f"| [`{' '.join(sub)}`](#{'-'.join(sub)}) | {choice.help} |"
+                    assert link in text, link
+                    help_ = choice.help[0].upper() + choice.help[1:].rstrip(".") + "."
+                    assert f"{{#{'-'.join(sub)}}}\n\n{help_}\n" in page, help_
+                continue
+            if isinstance(a, argparse._HelpAction):
+                continue
+            # the option's names and value, as argparse's own --help writes them
+            names = ", ".join(f"`{n}`" for n in fmt._format_action_invocation(a).split(", "))
+            row = next(line for line in text.splitlines() if line.startswith(f"| {names} |"))
+            cells = row.split(" | ")
+            if a.required and a.option_strings:
+                assert cells[1].startswith("(required) "), row
+            empty = a.default is None or a.default is False or a.default in ((), [])
+            shown = not (empty or a.default == argparse.SUPPRESS or a.required or a.nargs == 0)
+            assert row.endswith(f" | `{a.default}` |" if shown else " |  |"), row

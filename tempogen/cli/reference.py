@@ -106,7 +106,7 @@ def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
         usage = argparse.HelpFormatter(p.prog, width=88)  # not the terminal's: the same page
         usage.add_usage(p.usage, p._actions, p._mutually_exclusive_groups)
         out += ["```text", usage.format_help().strip(), "```", ""]
-        subs = [(w, h) for w, _, h in commands(p) if len(w) == len(words) + 1]
+        subs = [(w, h) for w, _, h in _walk(words, p, help_) if len(w) == len(words) + 1]
         if subs:
             out += ["| command | what it does |", "|---|---|"]
             out += [f"| [`{' '.join(w)}`](#{anchor(w)}) | {h} |" for w, h in subs]

@@ -147,3 +147,49 @@ def test_every_file_option_and_format_is_in_the_files_page() -> None:
     exports = (REFERENCE / "exports.md").read_text(encoding="utf-8")
     for name in FORMATS:
         assert f"\n## {name}\n" in exports, name
+
+
+def test_manifest_types_read_as_the_schema_says() -> None:
+    cells = {}
+    for line in manifest_reference().splitlines():
+        m = re.match(r"^\| `([^`]+)` \| (.*?) \| (yes)? \|", line)
+        if m:
+            cells[m[1]] = m[2]
+    assert cells["schema_version"] == '`"1.0"`'
+    assert cells["id"] == r"string (length >= 1, matches `^[^/\\]+$`)"
+    assert cells["task"].startswith('one of `"count"`, `"direction"`')
+    assert cells["options"] == "array of string (at least 2 items)"
+    assert cells["source"] == "string or null"
+    assert cells["fps"] == "number (> 0)"
+    assert cells["spec_hash"] == "string (64 hex digits)"
+    assert cells["labels.tracks"] == "array of track"
+    assert cells["variation.zoom"] == "one of `0`, `1`"
+    assert cells["certificate.ok"] == "`false`"
+    assert cells["mocap.window.frames"] == "array of integer (>= 0) (at least 2 items)"
+    assert cells["edits"] == "array of object"
+    assert cells["spec"] == "object"
+    assert manifest_reference().startswith(MANIFEST_SCHEMA["description"] + "\n\n| field |")
+
+
+def test_the_formats_table_says_what_each_format_can_do() -> None:
+    table = formats_reference().splitlines()
+    assert table[:2] == [
+        "| format | folder | write | validate | score | run | what it is |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for (name, f), row in zip(FORMATS.items(), table[2:], strict=True):
+        can = [" yes " if getattr(f, p) else "  " for p in ("write", "validate", "score", "run")]
+        assert row == f"| `{name}` | `{f.folder}/` |{'|'.join(can)}| {f.description} |"
+    assert "| `vinoground` | `vinoground/` |  | yes | yes | yes |" in formats_reference()
+
+
+def test_the_exit_code_table_names_what_each_code_means() -> None:
+    rows = exit_codes_reference().splitlines()
+    assert rows[:2] == ["| code | name | meaning |", "|---|---|---|"]
+    ok, bug, user, signal = rows[2:]
+    assert ok.startswith("| `0` | `tempogen.errors.EXIT_OK` | Success")
+    assert bug.startswith("| `1` | `tempogen.errors.EXIT_BUG` | A bug in tempogen: its traceback")
+    for check in ("`validate`", "`audit verify`", "`audit shortcuts`", "`captions audit --strict`"):
+        assert check in user, check
+    assert user.startswith("| `2` | `tempogen.errors.EXIT_USER` | A user's error")
+    assert signal.startswith("| `128 + n` |  | Stopped by signal n (130: Ctrl-C, 143: SIGTERM)")
