@@ -82,3 +82,44 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
         return GENERATED[name]()
 
     return default_numbers(_MARKER.sub(fill, markdown), page.file.src_path)
+
+
+def _config() -> str:
+    from tempogen.config.reference import config_reference
+
+    return config_reference()
+
+
+def _cli() -> str:
+    from tempogen.cli.reference import cli_reference
+
+    return cli_reference()
+
+
+def _manifest() -> str:
+    from tempogen.cli.reference import manifest_reference
+
+    return manifest_reference()
+
+
+def _formats() -> str:
+    from tempogen.cli.reference import formats_reference
+
+    return formats_reference()
+
+
+def _exit_codes() -> str:
+    from tempogen.cli.reference import exit_codes_reference
+
+    return exit_codes_reference()
+
+
+GENERATED.update(
+    {
+        "config": _config,
+        "cli": _cli,
+        "manifest": _manifest,
+        "formats": _formats,
+        "exit-codes": _exit_codes,
+    }
+)

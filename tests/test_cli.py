@@ -97,6 +97,21 @@ def test_motions_lists_every_task():
     assert "mocap" in listed.values()
 
 
+def test_formats_lists_every_format_under_column_headers():
+    from tempogen.builders.exports import FORMATS
+
+    proc = run_cli("formats", fork=True)
+    assert proc.returncode == 0, proc.stderr
+    header, *lines = proc.stdout.splitlines()
+    assert header.split() == ["FORMAT", "FOLDER", "DOES", "DESCRIPTION"]
+    assert [line.split()[0] for line in lines] == list(FORMATS)
+    for column in ("FOLDER", "DOES", "DESCRIPTION"):  # each heads its column
+        at = header.index(column)
+        assert all(line[at - 1] == " " and line[at] != " " for line in lines), (column, lines)
+    tomato = lines[0].split()
+    assert tomato[1:3] == ["tomato/", "write,validate,score,run"]
+
+
 def test_no_command_is_a_usage_error():
     proc = run_cli(fork=True)
     assert proc.returncode == 2 and "usage: tempogen" in proc.stderr

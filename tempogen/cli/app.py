@@ -14,6 +14,7 @@ from tempogen.cli.edit import add_edit, add_import
 from tempogen.cli.evaluate import add_eval
 from tempogen.cli.human import add_human
 from tempogen.cli.listing import add_formats, add_motions
+from tempogen.cli.reference import add_epilogs
 from tempogen.cli.retrieval import add_captions, add_retrieve
 
 # each adds its command (group) to the subparsers, in the order ``tempogen --help`` lists them
@@ -42,6 +43,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
     for add in COMMANDS:
         add(sub)
+    add_epilogs(p)  # each command's --help names its section of the CLI reference
     return p
 
 

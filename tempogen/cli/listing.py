@@ -26,13 +26,11 @@ def _formats(args: argparse.Namespace) -> int:
     from tempogen.builders.exports import FORMATS
 
     parts = ("write", "validate", "score", "run")
-    for line in FORMATS.listing(
-        lambda f: (
-            f"{f.folder + '/':12s} {','.join(p for p in parts if getattr(f, p)):26s} "
-            f"{f.description}"
-        )
-    ):
-        print(line)
+    width = max(len("FORMAT"), *(len(n) for n in FORMATS))
+    print(f"{'FORMAT':{width}s}  {'FOLDER':12s} {'DOES':26s} DESCRIPTION")
+    for name, f in FORMATS.items():
+        does = ",".join(p for p in parts if getattr(f, p))
+        print(f"{name:{width}s}  {f.folder + '/':12s} {does:26s} {f.description}".rstrip())
     return 0
 
 

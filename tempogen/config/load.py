@@ -8,13 +8,9 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import Any
 
-from tempogen.choices import BACKGROUNDS, EXECUTORS
 from tempogen.config.checks import check_keys, choice, fail, number, pair, section, strings
 from tempogen.config.mocap import mocap_section
 from tempogen.config.schema import (
-    MAX_SAMPLES,
-    MAX_SECONDS,
-    SHORTCUTS,
     ConfigError,
     DatasetConfig,
     EncodeConfig,
@@ -24,6 +20,9 @@ from tempogen.config.schema import (
     StyleConfig,
     VariantsConfig,
     VinogroundConfig,
+    choices,
+    limits,
+    per_task_limits,
 )
 from tempogen.errors import InputFileError
 from tempogen.questions import TASKS
@@ -32,12 +31,12 @@ from tempogen.questions import TASKS
 def _samples(src: str, v: Any) -> int | dict[str, int]:
     """``samples_per_task``: one count, or a mapping from task name to its count."""
     if not isinstance(v, dict):
-        return number(src, "samples_per_task", v, int, 1, MAX_SAMPLES)
+        return number(src, "samples_per_task", v, int, *limits(DatasetConfig, "samples_per_task"))
     out = {}
     for task, n in v.items():
         if task not in TASKS:
             raise fail(src, f"samples_per_task.{task}", f"unknown task; known: {', '.join(TASKS)}")
-        out[task] = number(src, f"samples_per_task.{task}", n, int, 0, MAX_SAMPLES)
+        out[task] = number(src, f"samples_per_task.{task}", n, int, *per_task_limits())
     if not any(out.values()):
         raise fail(src, "samples_per_task", "every task has 0 questions")
     return out
@@ -46,10 +45,10 @@ def _samples(src: str, v: Any) -> int | dict[str, int]:
 def _executor(src: str, v: Any) -> ExecutorConfig:
     """``executor:``: a name (``ray``), or a mapping of ``kind``, ``address``, ``shared_out``."""
     if isinstance(v, str):
-        return ExecutorConfig(choice(src, "executor", v, EXECUTORS))
+        return ExecutorConfig(choice(src, "executor", v, choices(ExecutorConfig, "kind")))
     ex = section(src, "executor", v)
     check_keys(src, "executor.", ex, ExecutorConfig)
-    kind = choice(src, "executor.kind", ex.get("kind", "local"), EXECUTORS)
+    kind = choice(src, "executor.kind", ex.get("kind", "local"), choices(ExecutorConfig, "kind"))
     address = ex.get("address")
     if address is not None and (not isinstance(address, str) or not address.strip()):
         raise fail(
@@ -73,24 +72,34 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     base = DatasetConfig()
     kw: dict[str, Any] = {}
     if "seed" in data:
-        kw["seed"] = number(src, "seed", data["seed"], int, 0, 2**63 - 1)
+        kw["seed"] = number(src, "seed", data["seed"], int, *limits(DatasetConfig, "seed"))
     if "size" in data:
-        w, h = pair(src, "size", data["size"], int, 32, ordered=False, hi=7680)
+        lo, hi = limits(DatasetConfig, "size")
+        w, h = pair(src, "size", data["size"], int, lo, ordered=False, hi=hi)
         if w % 2 or h % 2:
             raise fail(src, "size", f"width and height must be even (yuv420p), got {[w, h]}")
         kw["size"] = (w, h)
     if "fps" in data:
-        kw["fps"] = number(src, "fps", data["fps"], float, 1, 240)
+        kw["fps"] = number(src, "fps", data["fps"], float, *limits(DatasetConfig, "fps"))
     if "duration" in data:
-        kw["duration"] = pair(src, "duration", data["duration"], float, 1.0, hi=MAX_SECONDS)
+        lo, hi = limits(DatasetConfig, "duration")
+        kw["duration"] = pair(src, "duration", data["duration"], float, lo, hi=hi)
     if "samples_per_task" in data:
         kw["samples_per_task"] = _samples(src, data["samples_per_task"])
     if "tasks" in data:
-        kw["tasks"] = strings(src, "tasks", data["tasks"], TASKS)
+        kw["tasks"] = strings(src, "tasks", data["tasks"], choices(DatasetConfig, "tasks"))
     if "minimal_pairs" in data:
-        kw["minimal_pairs"] = number(src, "minimal_pairs", data["minimal_pairs"], float, 0, 1)
+        kw["minimal_pairs"] = number(
+            src,
+            "minimal_pairs",
+            data["minimal_pairs"],
+            float,
+            *limits(DatasetConfig, "minimal_pairs"),
+        )
     if "shortcuts" in data:
-        kw["shortcuts"] = choice(src, "shortcuts", data["shortcuts"], SHORTCUTS)
+        kw["shortcuts"] = choice(
+            src, "shortcuts", data["shortcuts"], choices(DatasetConfig, "shortcuts")
+        )
     if "executor" in data:
         kw["executor"] = _executor(src, data["executor"])
     if "plugins" in data:
@@ -105,47 +114,58 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     check_keys(src, "style.", style, StyleConfig)
     skw: dict[str, Any] = {}
     if "distractors" in style:
-        skw["distractors"] = pair(src, "style.distractors", style["distractors"], int, 0)
-        if skw["distractors"][1] > 4:
-            raise fail(src, "style.distractors", "at most 4 distractors fit a clip")
+        lo, hi = limits(StyleConfig, "distractors")
+        skw["distractors"] = pair(src, "style.distractors", style["distractors"], int, lo)
+        if skw["distractors"][1] > hi:
+            raise fail(src, "style.distractors", f"at most {hi} distractors fit a clip")
     if "misleading_text" in style:
         skw["misleading_text"] = number(
-            src, "style.misleading_text", style["misleading_text"], float, 0, 1
+            src,
+            "style.misleading_text",
+            style["misleading_text"],
+            float,
+            *limits(StyleConfig, "misleading_text"),
         )
     if "backgrounds" in style:
-        skw["backgrounds"] = strings(src, "style.backgrounds", style["backgrounds"], BACKGROUNDS)
+        skw["backgrounds"] = strings(
+            src, "style.backgrounds", style["backgrounds"], choices(StyleConfig, "backgrounds")
+        )
         if not skw["backgrounds"]:
             raise fail(src, "style.backgrounds", "name at least one background")
     if "temporal_noise" in style:
         skw["temporal_noise"] = number(
-            src, "style.temporal_noise", style["temporal_noise"], float, 0, 1
+            src,
+            "style.temporal_noise",
+            style["temporal_noise"],
+            float,
+            *limits(StyleConfig, "temporal_noise"),
         )
     enc = section(src, "encode", data.get("encode"))
     check_keys(src, "encode.", enc, EncodeConfig)
     ekw: dict[str, Any] = {}
     if "crf" in enc:
-        ekw["crf"] = number(src, "encode.crf", enc["crf"], int, 0, 51)
+        ekw["crf"] = number(src, "encode.crf", enc["crf"], int, *limits(EncodeConfig, "crf"))
     if "preset" in enc:
-        presets = ("ultrafast", "superfast", "veryfast", "faster", "fast", "medium", "slow")
-        ekw["preset"] = choice(src, "encode.preset", enc["preset"], presets)
+        ekw["preset"] = choice(src, "encode.preset", enc["preset"], choices(EncodeConfig, "preset"))
     vino = section(src, "vinoground", data.get("vinoground"))
     check_keys(src, "vinoground.", vino, VinogroundConfig)
     if "pairs" in vino:
         kw["vinoground"] = VinogroundConfig(
-            number(src, "vinoground.pairs", vino["pairs"], int, 0, 10_000)
+            number(src, "vinoground.pairs", vino["pairs"], int, *limits(VinogroundConfig, "pairs"))
         )
     s3 = section(src, "scenes3d", data.get("scenes3d"))
     check_keys(src, "scenes3d.", s3, Scenes3DConfig)
     s3kw: dict[str, Any] = {}
     for share in ("humans", "objects"):
         if share in s3:
-            s3kw[share] = number(src, f"scenes3d.{share}", s3[share], float, 0, 1)
+            s3kw[share] = number(
+                src, f"scenes3d.{share}", s3[share], float, *limits(Scenes3DConfig, share)
+            )
     if s3kw.get("humans", base.scenes3d.humans) + s3kw.get("objects", base.scenes3d.objects) > 1:
         raise fail(src, "scenes3d", "the humans and objects shares add up to more than 1")
     if "duration" in s3:
-        s3kw["duration"] = pair(
-            src, "scenes3d.duration", s3["duration"], float, 1.0, hi=MAX_SECONDS
-        )
+        lo, hi = limits(Scenes3DConfig, "duration")
+        s3kw["duration"] = pair(src, "scenes3d.duration", s3["duration"], float, lo, hi=hi)
     if "body_model" in s3:
         bm = s3["body_model"]
         if bm is not None and not isinstance(bm, str):
@@ -158,18 +178,28 @@ def config_from_dict(data: Any, src: str = "<config>") -> DatasetConfig:
     check_keys(src, "retrieval.", ret, RetrievalConfig)
     rkw: dict[str, Any] = {}
     if "pairs" in ret:
-        rkw["pairs"] = number(src, "retrieval.pairs", ret["pairs"], int, 0, 500)
+        rkw["pairs"] = number(
+            src, "retrieval.pairs", ret["pairs"], int, *limits(RetrievalConfig, "pairs")
+        )
     if "top_k" in ret:
-        rkw["top_k"] = number(src, "retrieval.top_k", ret["top_k"], int, 1, 100)
+        rkw["top_k"] = number(
+            src, "retrieval.top_k", ret["top_k"], int, *limits(RetrievalConfig, "top_k")
+        )
     if ret.get("no_match_threshold") is not None:
         rkw["no_match_threshold"] = number(
-            src, "retrieval.no_match_threshold", ret["no_match_threshold"], float, -1, 1
+            src,
+            "retrieval.no_match_threshold",
+            ret["no_match_threshold"],
+            float,
+            *limits(RetrievalConfig, "no_match_threshold"),
         )
     kw["retrieval"] = RetrievalConfig(**{**asdict(base.retrieval), **rkw})
     var = section(src, "variants", data.get("variants"))
     check_keys(src, "variants.", var, VariantsConfig)
     if "share" in var:
-        kw["variants"] = VariantsConfig(number(src, "variants.share", var["share"], float, 0, 1))
+        kw["variants"] = VariantsConfig(
+            number(src, "variants.share", var["share"], float, *limits(VariantsConfig, "share"))
+        )
     kw["style"] = StyleConfig(**{**asdict(base.style), **skw})
     kw["encode"] = EncodeConfig(**{**asdict(base.encode), **ekw})
     kw["source"] = src

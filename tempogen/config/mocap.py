@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from tempogen.config.checks import check_keys, fail, number, pair, section
-from tempogen.config.schema import MAX_SECONDS, MocapConfig
+from tempogen.config.schema import MocapConfig, limits
 
 MOTION_SUFFIXES = (".bvh", ".npz", ".pkl", ".pickle", ".joblib")  # what load_motion reads
 
@@ -40,7 +40,7 @@ def mocap_section(src: str, v: Any, folder: Path) -> MocapConfig:
                 f"mocap.files[{i}]",
                 f"{pattern!r} matches no motion file ({', '.join(MOTION_SUFFIXES)}) under {folder}",
             )
-    share = number(src, "mocap.share", data.get("share", 0.0), float, 0, 1)
+    share = number(src, "mocap.share", data.get("share", 0.0), float, *limits(MocapConfig, "share"))
     if share > 0 and not files:
         raise fail(src, "mocap.share", "a share of mocap questions needs mocap.files")
     maps = section(src, "mocap.joint_maps", data.get("joint_maps"))
@@ -49,7 +49,8 @@ def mocap_section(src: str, v: Any, folder: Path) -> MocapConfig:
             raise fail(src, f"mocap.joint_maps.{key}", f"no such joint map file: {target!r}")
     window = None
     if data.get("window") is not None:
-        window = pair(src, "mocap.window", data["window"], float, 1.0, hi=MAX_SECONDS)
+        lo, hi = limits(MocapConfig, "window")
+        window = pair(src, "mocap.window", data["window"], float, lo, hi=hi)
     return MocapConfig(
         files=tuple(files),
         share=share,

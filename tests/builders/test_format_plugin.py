@@ -194,7 +194,8 @@ def test_replace_deletes_what_the_plugin_format_wrote(built) -> None:
 def test_formats_lists_the_plugin_format(built) -> None:
     res = tempogen(built, "formats", "--plugins", "qcsv")
     assert res.returncode == 0, res.stderr
-    lines = res.stdout.splitlines()
+    header, *lines = res.stdout.splitlines()
+    assert header.split() == ["FORMAT", "FOLDER", "DOES", "DESCRIPTION"]
     assert [line.split()[0] for line in lines] == [
         "tomato", "vinoground", "videott", "hf", "lmms_eval", "qcsv",
     ]  # fmt: skip
