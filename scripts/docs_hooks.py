@@ -91,9 +91,10 @@ def _config() -> str:
 
 
 def _cli() -> str:
+    from tempogen.cli.app import build_parser
     from tempogen.cli.reference import cli_reference
 
-    return cli_reference()
+    return cli_reference(build_parser())
 
 
 def _manifest() -> str:

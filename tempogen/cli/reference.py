@@ -88,13 +88,10 @@ def _help(p: argparse.ArgumentParser, a: argparse.Action) -> str:
     return " ".join(text.split()).replace("|", "\\|")
 
 
-def cli_reference(parser: argparse.ArgumentParser | None = None) -> str:
-    """The Markdown of every command: a section each (anchor :func:`anchor`), with its help,
-    usage, subcommands, and a table of its options with their help and default."""
-    if parser is None:
-        from tempogen.cli.app import build_parser
-
-        parser = build_parser()
+def cli_reference(parser: argparse.ArgumentParser) -> str:
+    """The Markdown of every command of ``parser`` (``tempogen.cli.app.build_parser()``): a
+    section each (anchor :func:`anchor`), with its help, usage, subcommands, and a table of
+    its options with their help and default."""
     out: list[str] = []
     for words, p, help_ in commands(parser):
         name = " ".join(words)
