@@ -78,6 +78,8 @@ def count_build(dataset: Path) -> dict[str, Any]:
         "width": cfg["size"][0],
         "height": cfg["size"][1],
         "fps": cfg["fps"],
+        "humans_share": cfg["scenes3d"]["humans"],
+        "objects_share": cfg["scenes3d"]["objects"],
         "vinoground_pairs": max(len(vino.read_text().splitlines()) - 1, 0) if vino.exists() else 0,
         "files": sum(1 for p in dataset.rglob("*") if p.is_file()),
     }
