@@ -35,7 +35,7 @@ BENCHES: dict[str, tuple[list[str], list[str]]] = {
     "render3d": (["--frames", "30", "--repeat", "1"], []),
     "mocap": (["--frames", "90", "--width", "320", "--height", "180", "--repeat", "1"], []),
     "retrieval": (["--videos", "60", "--queries", "20", "--backends", "onnx"], []),
-    "ray": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml", "--overhead-units", "40"], ["--jobs", "2"]),
+    "ray": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml", "--overhead-units", "10"], ["--jobs", "2"]),
     "remote": (["--samples", "1", "--jobs", "2", "--config", "bench/quick.yaml"], ["--jobs", "2"]),
     "bvh": (["--mb", "0.2", "--repeat", "1"], []),
 }  # fmt: skip

@@ -15,46 +15,39 @@ from docblocks import (
     copy_template,
     doc_pages,
     link_venv,
-    make_template,
     needs_sandbox,
     parse_blocks,
     run_blocks,
     run_page,
     sandbox_env,
 )
-from kit import REPO, shared_build
+from kit import REPO
 
 # A page whose blocks are known to break the contract today, and why: each is an expected
 # failure, strict (once the page is fixed the test fails until its line here is removed).
 STALE: dict[str, str] = {}
 
 
-def _page_param(page: str) -> Any:
-    """A page as a test parameter: marked slow when it runs code (it waits for the tiny
-    build), an expected failure when :data:`STALE` lists it."""
-    marks = []
-    try:
-        if needs_sandbox(parse_blocks((REPO / page).read_text(encoding="utf-8"), page)):
-            marks.append(pytest.mark.slow)
-    except BlockError:
-        pass  # the test itself names what is wrong
-    if page in STALE:
-        marks.append(pytest.mark.xfail(reason=STALE[page], strict=True))
-    return pytest.param(page, id=page, marks=marks)
+def page_params(shard: int, shards: int) -> list[Any]:
+    """Every ``shards``-th page from ``shard`` as a test parameter: marked slow when it runs
+    code (it waits for the tiny build), an expected failure when :data:`STALE` lists it. The
+    pages are cut in two files' shares so that make test's two workers run them side by side
+    (this file and test_code_blocks_more.py)."""
+    params = []
+    for page in doc_pages()[shard::shards]:
+        marks = []
+        try:
+            if needs_sandbox(parse_blocks((REPO / page).read_text(encoding="utf-8"), page)):
+                marks.append(pytest.mark.slow)
+        except BlockError:
+            pass  # the test itself names what is wrong
+        if page in STALE:
+            marks.append(pytest.mark.xfail(reason=STALE[page], strict=True))
+        params.append(pytest.param(page, id=page, marks=marks))
+    return params
 
 
-PAGES = [_page_param(p) for p in doc_pages()]
-
-
-@pytest.fixture(scope="session")
-def docs_template(tmp_path_factory) -> Path:
-    """The sandbox every page's is copied from, its dataset built by ``make dataset`` once per
-    test run (shared by pytest-xdist workers)."""
-    return shared_build(tmp_path_factory, "docs-sandbox", make_template)
-
-
-@pytest.mark.parametrize("page", PAGES)
-def test_page_code_blocks_run(page: str, request, tmp_path: Path) -> None:
+def check_page(page: str, request: Any, tmp_path: Path) -> None:
     """The page's blocks in page order, in its own sandbox; the first that breaks the contract
     or fails fails the test, naming its page and line. Blocks not run are listed at the end."""
     text = (REPO / page).read_text(encoding="utf-8")
@@ -69,6 +62,12 @@ def test_page_code_blocks_run(page: str, request, tmp_path: Path) -> None:
     for block, what in done:
         if what.startswith("not run"):
             request.node.user_properties.append(("not run", f"{block.where}: {block.not_run}"))
+
+
+@pytest.mark.parametrize("page", page_params(0, 2))
+def test_page_code_blocks_run(page: str, request, tmp_path: Path) -> None:
+    """Half the pages (the other half: test_code_blocks_more.py)."""
+    check_page(page, request, tmp_path)
 
 
 # -- the runner itself: synthetic pages through the same functions ------------------------------
