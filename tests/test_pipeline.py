@@ -26,7 +26,12 @@ from tempogen.questions import TASKS, answer_key, num_options
 from tempogen.video import probe, read_video, sha256_file
 
 REPO = Path(__file__).resolve().parents[1]
-SMALL = "seed: 11\nsize: [160, 90]\nfps: 10\nduration: [3, 4]\nsamples_per_task: 3\n"
+# every stage runs (variants, Vinoground pairs, caption retrieval), each at a small size: this
+# config is built five times (twice clean, resumed, replaced, rerun)
+SMALL = (
+    "seed: 11\nsize: [160, 90]\nfps: 10\nduration: [3, 4]\nsamples_per_task: 3\n"
+    "vinoground: {pairs: 2}\nretrieval: {pairs: 2}\n"
+)
 N_CLIPS = 3 * len(TASKS)  # simulated clips; edited variants come on top
 REQUIRED = {
     "id",
