@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import MISSING, Field, dataclass
 from typing import Any, cast
 
-from tempogen.config.schema import DatasetConfig
+from tempogen.config.schema import DatasetConfig, json_lists
 
 # How each annotation the schema uses reads in YAML terms (a new one must be added here).
 TYPES = {
@@ -65,15 +65,7 @@ def _default(f: Field[Any]) -> Any:
     v: Any = f.default if f.default_factory is MISSING else f.default_factory()
     if f.type == "tuple[tuple[str, str], ...]":
         return dict(v)
-    return _plain(v)
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, dict):
-        return {k: _plain(x) for k, x in v.items()}
-    if isinstance(v, (list, tuple)):
-        return [_plain(x) for x in v]
-    return v
+    return json_lists(v)
 
 
 def keys(cls: type = DatasetConfig) -> list[Key]:

@@ -273,7 +273,7 @@ class DatasetConfig:
         d.pop("executor")  # how it is built, not what: the same bytes either way
         if self.mocap == MocapConfig():  # off: configs written before it keep their bytes
             d.pop("mocap")
-        return {k: _listify(x) for k, x in d.items()}
+        return {k: json_lists(x) for k, x in d.items()}
 
     @property
     def folder(self) -> Path:
@@ -288,10 +288,10 @@ class DatasetConfig:
         return self.samples_per_task
 
 
-def _listify(v: object) -> object:
+def json_lists(v: object) -> object:
     """``v`` with every tuple, nested or not, as a list (as JSON reads it back)."""
     if isinstance(v, dict):
-        return {k: _listify(x) for k, x in v.items()}
+        return {k: json_lists(x) for k, x in v.items()}
     if isinstance(v, (list, tuple)):
-        return [_listify(x) for x in v]
+        return [json_lists(x) for x in v]
     return v
